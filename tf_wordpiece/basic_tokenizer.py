@@ -1,0 +1,180 @@
+"""The basic tokenizer: strings -> words (decode, added tokens, normalize, pre-tokenize)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import tensorflow as tf
+
+from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.added_tokens import AddedTokens
+from tf_wordpiece.normalizers import Normalizer
+from tf_wordpiece.pre_tokenizers import PreTokenizer
+from tf_wordpiece.wordpiece import _as_strings, restore_shape
+
+# tensorflow_text's `preserve_unused_token` pattern (python/ops/bert_tokenizer.py).
+_UNUSED_TOKEN_BODY = r"unused\d+"
+
+
+class Words(NamedTuple):
+    """The words of a flat batch of n strings.
+
+    text: string [w], UTF-8 of each normalized word.
+    row: int64 [w], the string each word comes from.
+    begin, end: int64 RaggedTensor [w, chars], byte offsets of each character
+      in the original string (`end` is exclusive).
+    normalized_begin, normalized_end: the same in the normalized string.
+    added: int32 [w], index of the matched added token, -1 for ordinary words.
+    """
+
+    text: tf.Tensor
+    row: tf.Tensor
+    begin: tf.RaggedTensor
+    end: tf.RaggedTensor
+    normalized_begin: tf.RaggedTensor
+    normalized_end: tf.RaggedTensor
+    added: tf.Tensor
+
+
+class BasicTokenizer(tf.Module):
+    """Splits strings into normalized words.
+
+    Shape transformation: `[...] => [..., words]`. Offsets are byte offsets
+    into the original strings. Invalid UTF-8 is read as U+FFFD, one per
+    maximal invalid subsequence.
+
+    Args:
+      normalizer: the per-code-point normalization.
+      pre_tokenizer: the word splitter.
+      added_tokens: tokens matched as written before normalization.
+      preserve_unused_token: keep `[unused<digits>]` whole (tensorflow_text).
+
+    Build one with `BertTokenizer(...).basic_tokenizer`, or directly:
+
+    >>> from tf_wordpiece import normalizers, pre_tokenizers
+    >>> basic = BasicTokenizer(normalizers.tf_text_normalizer(lower_case=True, normalization_form=None),
+    ...                        pre_tokenizers.tf_text_pre_tokenizer())
+    >>> basic.tokenize(["Héllo, World!"]).to_list()
+    [[b'hello', b',', b'world', b'!']]
+    """
+
+    def __init__(
+        self,
+        normalizer: Normalizer,
+        pre_tokenizer: PreTokenizer,
+        *,
+        added_tokens: AddedTokens | None = None,
+        preserve_unused_token: bool = False,
+    ):
+        super().__init__()
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+        self.added_tokens = added_tokens or AddedTokens([])
+        self.preserve_unused_token = preserve_unused_token
+
+    def tokenize(self, strings) -> tf.RaggedTensor:
+        """string [...] -> string [..., words]."""
+        return self.tokenize_with_offsets(strings)[0]
+
+    def tokenize_with_offsets(self, strings):
+        """string [...] -> (words, begin, end), int64 byte offsets into the original strings."""
+        strings = _as_strings(strings, "strings")
+        flat = strings.flat_values if isinstance(strings, tf.RaggedTensor) else tf.reshape(strings, [-1])
+        words = self.split(flat)
+        nrows = tf.size(flat, out_type=tf.int64)
+        begin = words.begin.flat_values
+        end = words.end.flat_values
+        first = words.begin.row_starts()
+        last = words.end.row_limits() - 1
+        outputs = (words.text, tf.gather(begin, first), tf.gather(end, last))
+        outputs = [tf.RaggedTensor.from_value_rowids(t, words.row, nrows=nrows) for t in outputs]
+        if isinstance(strings, tf.RaggedTensor):
+            return tuple(strings.with_flat_values(t) for t in outputs)
+        return tuple(restore_shape(t, strings) for t in outputs)
+
+    def split(self, strings: tf.Tensor) -> Words:
+        """string [n] -> Words (the internal form the WordPiece stage consumes)."""
+        chars, starts = tf.strings.unicode_decode_with_offsets(
+            strings, "UTF-8", errors="replace", replacement_char=0xFFFD
+        )
+        code_points = chars.flat_values
+        rows = tf.cast(chars.value_rowids(), tf.int32)
+        begin = starts.flat_values
+        is_last = rows != tf.concat([rows[1:], [-1]], 0)
+        end = tf.where(is_last, tf.gather(tf.cast(tf.strings.length(strings), tf.int64), rows), tf.concat([begin[1:], [0]], 0))
+
+        if self.added_tokens:
+            matches = self.added_tokens.match(code_points, rows)
+            keep = tf.reshape(tf.where(~matches.covered), [-1])
+            code_points = tf.where(matches.token >= 0, -1 - matches.token, code_points)
+            end = tf.gather(end, matches.last)
+            code_points, rows, begin, end = (tf.gather(t, keep) for t in (code_points, rows, begin, end))
+
+        normalized, source = self.normalizer.normalize(code_points)
+        rows = tf.gather(rows, source)
+        begin, end = tf.gather(begin, source), tf.gather(end, source)
+        normalized_begin, normalized_end = _normalized_offsets(normalized, rows)
+        spans = self.pre_tokenizer.split(normalized, rows)
+        word_of = spans.word_of
+        if self.preserve_unused_token:
+            word_of = self._merge_unused_tokens(normalized, spans, normalized_begin, normalized_end, rows)
+        word_of = tf.cast(word_of, tf.int64)
+        num_words = tf.reduce_max(tf.concat([word_of, [-1]], 0)) + 1
+
+        def per_word(values):
+            return tf.RaggedTensor.from_value_rowids(tf.gather(values, spans.kept), word_of, nrows=num_words)
+
+        chars = per_word(normalized)
+        first = tf.gather(spans.kept, chars.row_starts())
+        text = tf.strings.unicode_encode(tf.ragged.map_flat_values(tf.maximum, chars, 0), "UTF-8")
+        added = tf.gather(normalized, first)
+        return Words(
+            text=text,
+            row=tf.cast(tf.gather(rows, first), tf.int64),
+            begin=per_word(begin),
+            end=per_word(end),
+            normalized_begin=per_word(normalized_begin),
+            normalized_end=per_word(normalized_end),
+            added=tf.where(added < 0, -1 - added, -1),
+        )
+
+    def _merge_unused_tokens(self, normalized, spans, normalized_begin, normalized_end, rows):
+        """Joins the words `[`, `unused<digits>`, `]` when they touch (tensorflow_text's rule)."""
+        chars = tf.RaggedTensor.from_value_rowids(
+            tf.gather(normalized, spans.kept), tf.cast(spans.word_of, tf.int64), nrows=tf.cast(spans.num_words, tf.int64)
+        )
+        text = tf.strings.unicode_encode(tf.ragged.map_flat_values(tf.maximum, chars, 0), "UTF-8")
+        first = tf.gather(spans.kept, chars.row_starts())
+        last = tf.gather(spans.kept, chars.row_limits() - 1)
+        word_row = tf.gather(rows, first)
+        word_begin, word_end = tf.gather(normalized_begin, first), tf.gather(normalized_end, last)
+
+        def ahead(t, k, fill):
+            return tf.concat([t[k:], tf.fill([tf.minimum(k, tf.size(t))], fill)], 0)
+
+        def touches(k):  # word i+k-1 ends where word i+k begins, in the same string
+            return (ahead(word_row, k, -1) == ahead(word_row, k - 1, -2)) & (
+                ahead(word_begin, k, -1) == ahead(word_end, k - 1, -2)
+            )
+
+        starts = (
+            (text == "[")
+            & tf.strings.regex_full_match(ahead(text, 1, ""), _UNUSED_TOKEN_BODY)
+            & (ahead(text, 2, "") == "]")
+            & touches(1)
+            & touches(2)
+        )
+        behind = lambda t, k: tf.concat([tf.zeros([tf.minimum(k, tf.size(t))], tf.bool), t[:-k]], 0)  # noqa: E731
+        continues = behind(starts, 1) | behind(starts, 2)
+        new_id = tf.cumsum(tf.cast(~continues, tf.int32)) - 1
+        return tf.gather(new_id, spans.word_of)
+
+
+def _normalized_offsets(normalized: tf.Tensor, rows: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+    """Byte offsets of each normalized code point within its normalized string (int64)."""
+    length = tf.cast(ut.utf8_length(tf.maximum(normalized, 0)), tf.int64)
+    total = tf.cumsum(length, exclusive=True)
+    num_rows = tf.reduce_max(tf.concat([rows, [-1]], 0)) + 1
+    row_base = tf.math.unsorted_segment_min(total, rows, num_rows)
+    begin = total - tf.gather(row_base, rows)
+    return begin, begin + length

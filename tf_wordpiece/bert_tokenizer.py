@@ -1,0 +1,202 @@
+"""BertTokenizer: basic tokenizer + WordPiece, in core TensorFlow ops only."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Sequence
+
+import tensorflow as tf
+
+from tf_wordpiece import normalizers, pre_tokenizers
+from tf_wordpiece.added_tokens import AddedTokens
+from tf_wordpiece.basic_tokenizer import BasicTokenizer
+from tf_wordpiece.vocab import Vocab, VocabLike
+from tf_wordpiece.wordpiece import WordpieceTokenizer, _as_strings, gather_in_rows, restore_shape
+
+COMPAT_MODES = ("tf_text", "hf")
+OFFSET_MODES = ("original", "normalized")
+# The added tokens of Hugging Face's BERT tokenizers, used in compat="hf" when present in the vocabulary.
+HF_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+_DEFAULT = object()  # "the default of the chosen compat mode"
+
+
+class BertTokenizer(tf.Module):
+    """BERT tokenization: normalize, split into words, split words into WordPiece ids.
+
+    A drop-in for `tensorflow_text.BertTokenizer` (`compat="tf_text"`) or for
+    Hugging Face `tokenizers` BERT (`compat="hf"`), giving the peer's ids
+    exactly, built from core TensorFlow ops only (it runs in `tf.function`,
+    `tf.data` and SavedModels without tensorflow_text).
+
+    Shape transformation: `[...] => [..., words, pieces]`. Offsets are int64
+    byte offsets into the original strings (`offsets="original"`, like
+    Hugging Face), or into the normalized strings (`offsets="normalized"`,
+    what tensorflow_text.BertTokenizer returns).
+
+    Args:
+      vocab: vocab.txt path (line n is id n), list of tokens, or a
+        `tf.lookup.StaticHashTable` with dense ids.
+      compat: `"tf_text"` or `"hf"`: whose normalization and splitting rules to follow.
+        Defaults to `"tf_text"`.
+      lower_case: case-fold and strip accents (tf_text: NFKC_Casefold + NFD - Mn;
+        hf: BertNormalizer lowercase, strip_accents following it). Defaults to `False`.
+      token_out_type: `tf.int64` ids or `tf.string` pieces. Defaults to `tf.int64`.
+      unknown_token: token for unknown words. Defaults to `"[UNK]"`.
+      suffix_indicator: prefix of non-initial pieces. Defaults to `"##"`.
+      max_bytes_per_word: longer words (UTF-8 bytes) are unknown. Defaults to
+        `100` for tf_text, no limit for hf.
+      max_input_chars_per_word: longer words (code points) are unknown.
+        Defaults to `100` for hf, no limit for tf_text.
+      max_chars_per_token: accepted for tensorflow_text compatibility (an
+        efficiency hint there); the vocabulary's longest piece is used instead.
+      keep_whitespace, normalization_form, preserve_unused_token:
+        tensorflow_text's options (compat="tf_text" only).
+      clean_text, handle_chinese_chars, strip_accents: Hugging Face
+        BertNormalizer options (compat="hf" only); they default to `True`,
+        `True` and `None` (follow `lower_case`).
+      special_tokens: tokens matched as written in the raw text before
+        normalization, each one id. Defaults to the BERT specials present in the
+        vocabulary for hf, none for tf_text (tensorflow_text splits `[MASK]`).
+      offsets: `"original"` or `"normalized"`. Defaults to `"original"`.
+
+    >>> tok = BertTokenizer(["[UNK]", "hello", "world", "!", "##s"], lower_case=True)
+    >>> tok.tokenize(["Hello worlds!"]).to_list()
+    [[[1], [2, 4], [3]]]
+    >>> pieces, begin, end = tok.tokenize_with_offsets(["Hello worlds!"])
+    >>> begin.to_list(), end.to_list()
+    ([[[0], [6, 11], [12]]], [[[5], [11, 12], [13]]])
+    """
+
+    def __init__(
+        self,
+        vocab: VocabLike,
+        *,
+        compat: str = "tf_text",
+        lower_case: bool = False,
+        token_out_type: tf.DType = tf.int64,
+        unknown_token: str = "[UNK]",
+        suffix_indicator: str = "##",
+        max_bytes_per_word=_DEFAULT,
+        max_input_chars_per_word=_DEFAULT,
+        max_chars_per_token: int | None = None,
+        keep_whitespace: bool = False,
+        normalization_form: str | None = None,
+        preserve_unused_token: bool = False,
+        split_unknown_characters: bool = False,
+        clean_text: bool | None = None,
+        handle_chinese_chars: bool | None = None,
+        strip_accents: bool | None = None,
+        special_tokens: Sequence[str] | None = None,
+        offsets: str = "original",
+    ):
+        super().__init__()
+        _check_choice("compat", compat, COMPAT_MODES)
+        _check_choice("offsets", offsets, OFFSET_MODES)
+        _check_choice("normalization_form", normalization_form, normalizers.NORMALIZATION_FORMS)
+        if split_unknown_characters:
+            raise ValueError("split_unknown_characters=True is not supported; unknown words become unknown_token")
+        if compat == "tf_text":
+            _only_for("hf", clean_text=clean_text, handle_chinese_chars=handle_chinese_chars, strip_accents=strip_accents)
+            if lower_case and normalization_form not in (None, "NFD"):
+                raise ValueError(
+                    f"normalization_form: lower_case=True already applies NFD, got normalization_form={normalization_form!r}; "
+                    "pass None or 'NFD', or lower_case=False"
+                )
+            normalizer = normalizers.tf_text_normalizer(lower_case=lower_case, normalization_form=normalization_form)
+            pre_tokenizer = pre_tokenizers.tf_text_pre_tokenizer(keep_whitespace=keep_whitespace)
+            byte_limit, char_limit = 100, None
+        else:
+            _only_for("tf_text", keep_whitespace=keep_whitespace, normalization_form=normalization_form,
+                      preserve_unused_token=preserve_unused_token)
+            normalizer = normalizers.hf_normalizer(
+                clean_text=True if clean_text is None else clean_text,
+                strip_accents=lower_case if strip_accents is None else strip_accents,
+                lowercase=lower_case,
+            )
+            pre_tokenizer = pre_tokenizers.hf_pre_tokenizer(
+                handle_chinese_chars=True if handle_chinese_chars is None else handle_chinese_chars
+            )
+            byte_limit, char_limit = None, 100
+        self.vocab = Vocab(vocab, required=[unknown_token]) if isinstance(unknown_token, str) else Vocab(vocab)
+        if special_tokens is None:
+            special_tokens = [t for t in HF_SPECIAL_TOKENS if self.vocab.id_of(t) >= 0] if compat == "hf" else []
+        missing = [t for t in special_tokens if self.vocab.id_of(t) < 0]
+        if missing:
+            raise ValueError(f"special_tokens: {missing} not in the {self.vocab.source}; add them to the vocabulary")
+        self.compat = compat
+        self.offsets = offsets
+        self.special_tokens = list(special_tokens)
+        self._special_ids = tf.constant([self.vocab.id_of(t) for t in special_tokens] or [0], tf.int64)
+        self.basic_tokenizer = BasicTokenizer(
+            normalizer, pre_tokenizer, added_tokens=AddedTokens(special_tokens),
+            preserve_unused_token=preserve_unused_token,
+        )
+        self.wordpiece_tokenizer = WordpieceTokenizer(
+            self.vocab,
+            suffix_indicator=suffix_indicator,
+            max_bytes_per_word=byte_limit if max_bytes_per_word is _DEFAULT else max_bytes_per_word,
+            max_chars_per_word=char_limit if max_input_chars_per_word is _DEFAULT else max_input_chars_per_word,
+            token_out_type=token_out_type,
+            unknown_token=unknown_token,
+        )
+
+    @classmethod
+    def from_tokenizer_json(cls, path: str | os.PathLike, **overrides) -> "BertTokenizer":
+        """Builds a compat="hf" tokenizer from a Hugging Face tokenizer.json (BERT family)."""
+        from tf_wordpiece.hf_json import bert_kwargs_from_tokenizer_json
+
+        kwargs = bert_kwargs_from_tokenizer_json(path)
+        kwargs.update(overrides)
+        return cls(kwargs.pop("vocab"), **kwargs)
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    def tokenize(self, strings) -> tf.RaggedTensor:
+        """string [...] -> [..., words, pieces] of ids (or strings, per token_out_type)."""
+        return self.tokenize_with_offsets(strings)[0]
+
+    def tokenize_with_offsets(self, strings):
+        """string [...] -> (pieces, begin, end), each [..., words, pieces]; int64 byte offsets."""
+        strings = _as_strings(strings, "strings")
+        flat = strings.flat_values if isinstance(strings, tf.RaggedTensor) else tf.reshape(strings, [-1])
+        words = self.basic_tokenizer.split(flat)
+        forced = tf.where(words.added >= 0, tf.gather(self._special_ids, tf.maximum(words.added, 0)), -1)
+        pieces = self.wordpiece_tokenizer.tokenize_flat(words.text, forced)
+        if self.offsets == "original":
+            begin = gather_in_rows(words.begin, pieces.begin)
+            end = gather_in_rows(words.end, pieces.end - 1)
+        else:
+            word_start = tf.gather(words.normalized_begin.flat_values, words.normalized_begin.row_starts())
+            word = pieces.byte_begin.value_rowids()
+            start = tf.gather(word_start, word)
+            begin_values = start + tf.cast(pieces.byte_begin.flat_values, tf.int64)
+            # tensorflow_text ends a too-long word's [UNK] at len(unknown_token) past its start.
+            unknown_end = begin_values + len(self.wordpiece_tokenizer.unknown_token.encode("utf-8"))
+            end_values = start + tf.cast(pieces.byte_end.flat_values, tf.int64)
+            end_values = tf.where(tf.gather(pieces.too_long, word), unknown_end, end_values)
+            begin = pieces.byte_begin.with_flat_values(begin_values)
+            end = pieces.byte_end.with_flat_values(end_values)
+        ids = self.wordpiece_tokenizer.to_output_type(pieces.ids)
+        nrows = tf.size(flat, out_type=tf.int64)
+        outputs = [tf.RaggedTensor.from_value_rowids(t, words.row, nrows=nrows) for t in (ids, begin, end)]
+        if isinstance(strings, tf.RaggedTensor):
+            return tuple(strings.with_flat_values(t) for t in outputs)
+        return tuple(restore_shape(t, strings) for t in outputs)
+
+    def detokenize(self, token_ids) -> tf.RaggedTensor:
+        """ids [..., pieces] (or [..., words, pieces]) -> words [..., words], like tensorflow_text."""
+        return self.wordpiece_tokenizer.detokenize(token_ids)
+
+
+def _check_choice(name: str, value, choices) -> None:
+    if value not in choices:
+        raise ValueError(f"{name}: expected one of {list(choices)}, got {value!r}")
+
+
+def _only_for(mode: str, **options) -> None:
+    given = {k: v for k, v in options.items() if v not in (None, False)}
+    if given:
+        raise ValueError(f"{', '.join(f'{k}={v!r}' for k, v in given.items())}: only for compat={mode!r}; drop it or pass compat={mode!r}")

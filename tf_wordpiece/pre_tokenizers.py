@@ -1,0 +1,85 @@
+"""Pre-tokenization: normalized code points -> words.
+
+Every normalized code point has a class: part of a word, white space (a word
+boundary that is dropped), or isolated (punctuation and CJK ideographs, each a
+word of its own). The learner and the tokenizer share this one splitter.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import tensorflow as tf
+
+from tf_wordpiece import unicode_tables as ut
+
+WORD, WHITESPACE, ISOLATED = 0, 1, 2
+
+
+class WordSpans(NamedTuple):
+    """Where the words are in a flat sequence of normalized code points.
+
+    kept: int32 [k], indices of the code points that belong to a word, in order.
+    word_of: int32 [k], the word each kept code point belongs to.
+    num_words: int32 scalar.
+    """
+
+    kept: tf.Tensor
+    word_of: tf.Tensor
+    num_words: tf.Tensor
+
+
+class PreTokenizer:
+    """Splits on white space and isolates punctuation (and CJK) code points.
+
+    Args:
+      whitespace: bool[0x110000], code points that separate words.
+      isolated: bool[0x110000], code points that are words on their own.
+      keep_whitespace: keep each run of white space as a word (tensorflow_text's
+        `keep_whitespace`) instead of dropping it.
+    """
+
+    def __init__(self, *, whitespace: np.ndarray, isolated: np.ndarray, keep_whitespace: bool = False):
+        classes = np.full(ut.NUM_CODE_POINTS, WORD, dtype=np.int32)
+        classes[isolated] = ISOLATED
+        classes[whitespace] = WHITESPACE
+        self._class_of = ut.CodePointLookup(classes)
+        self.keep_whitespace = keep_whitespace
+
+    def split(self, code_points: tf.Tensor, rows: tf.Tensor) -> WordSpans:
+        """Finds the words.
+
+        Args:
+          code_points: int32 [n] normalized code points; negative values are
+            matched added tokens, each a word of its own.
+          rows: int32 [n], the input string each code point comes from
+            (non-decreasing); words never cross rows.
+        """
+        classes = tf.where(code_points < 0, ISOLATED, self._class_of(tf.maximum(code_points, 0)))
+        before = lambda t: tf.concat([[-1], t[:-1]], axis=0)  # noqa: E731
+        starts = (classes == ISOLATED) | (classes != before(classes)) | (rows != before(rows))
+        keep = tf.ones_like(starts) if self.keep_whitespace else classes != WHITESPACE
+        kept = tf.cast(tf.reshape(tf.where(keep), [-1]), tf.int32)
+        word_of = tf.cumsum(tf.cast(tf.gather(starts, kept), tf.int32)) - 1
+        num_words = tf.reduce_max(tf.concat([word_of, [-1]], 0)) + 1
+        return WordSpans(kept, word_of, num_words)
+
+
+def tf_text_pre_tokenizer(*, keep_whitespace: bool = False) -> PreTokenizer:
+    """tensorflow_text's split: RE2 `\\s` separates; ASCII punctuation, `\\p{P}` and CJK isolate."""
+    tables = ut.peer_tables()["tf_text"]
+    return PreTokenizer(
+        whitespace=ut.range_mask(tables["whitespace"]),
+        isolated=ut.range_mask(tables["punctuation"]) | ut.range_mask(tables["cjk"]),
+        keep_whitespace=keep_whitespace,
+    )
+
+
+def hf_pre_tokenizer(*, handle_chinese_chars: bool = True) -> PreTokenizer:
+    """Hugging Face BertPreTokenizer, plus BertNormalizer's spaces around CJK ideographs."""
+    tables = ut.peer_tables()["hf"]
+    isolated = ut.range_mask(tables["punctuation"])
+    if handle_chinese_chars:
+        isolated |= ut.range_mask(tables["chinese"])
+    return PreTokenizer(whitespace=ut.range_mask(tables["whitespace"]), isolated=isolated)

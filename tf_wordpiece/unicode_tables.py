@@ -1,0 +1,76 @@
+"""Per-code-point Unicode tables, as dense NumPy arrays and as graph lookups.
+
+Core TensorFlow has no NFD, case folding or Unicode categories. The data ships
+in `data/unicode_tables.json.gz`, read off the peers by
+`tools/gen_unicode_tables.py` (each peer pins its own Unicode version: ICU/RE2
+for tensorflow_text, Unicode 8.0 categories for Hugging Face `tokenizers`).
+Nothing is read until a tokenizer is built.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import json
+from importlib import resources
+
+import numpy as np
+import tensorflow as tf
+
+NUM_CODE_POINTS = 0x110000
+_PAGE_BITS = 8
+_PAGE_SIZE = 1 << _PAGE_BITS
+
+
+@functools.cache
+def peer_tables() -> dict:
+    """The shipped tables: {"tf_text": {...}, "hf": {...}, "provenance": {...}}."""
+    path = resources.files("tf_wordpiece") / "data" / "unicode_tables.json.gz"
+    with path.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def code_point_map(table: dict[str, list[int]]) -> dict[int, tuple[int, ...]]:
+    """JSON {"cp": [cps]} -> {cp: (cps)}."""
+    return {int(c): tuple(out) for c, out in table.items()}
+
+
+def range_mask(ranges: list[list[int]]) -> np.ndarray:
+    """Inclusive [[first, last], ...] runs -> bool[NUM_CODE_POINTS]."""
+    mask = np.zeros(NUM_CODE_POINTS, dtype=bool)
+    for first, last in ranges:
+        mask[first : last + 1] = True
+    return mask
+
+
+def utf8_length(code_points: tf.Tensor) -> tf.Tensor:
+    """Bytes each code point takes in UTF-8 (int32, same shape)."""
+    return (
+        1
+        + tf.cast(code_points >= 0x80, tf.int32)
+        + tf.cast(code_points >= 0x800, tf.int32)
+        + tf.cast(code_points >= 0x10000, tf.int32)
+    )
+
+
+class CodePointLookup:
+    """A dense int32 table over all code points, stored as deduplicated pages.
+
+    A flat table would be 4.4 MB per property; most 256-code-point pages are
+    identical (all zero), so we keep each distinct page once and an index of
+    pages, and look up with two gathers.
+    """
+
+    def __init__(self, dense: np.ndarray):
+        if dense.shape != (NUM_CODE_POINTS,):
+            raise ValueError(f"dense table must have shape ({NUM_CODE_POINTS},), got {dense.shape}")
+        pages = dense.astype(np.int32).reshape(-1, _PAGE_SIZE)
+        unique_pages, page_of = np.unique(pages, axis=0, return_inverse=True)
+        self._page_index = tf.constant(page_of.reshape(-1).astype(np.int32))
+        self._pages = tf.constant(unique_pages.reshape(-1))
+
+    def __call__(self, code_points: tf.Tensor) -> tf.Tensor:
+        """int32 code points of any shape (each in [0, 0x10FFFF]) -> int32 values."""
+        page = tf.gather(self._page_index, tf.bitwise.right_shift(code_points, _PAGE_BITS))
+        within = tf.bitwise.bitwise_and(code_points, _PAGE_SIZE - 1)
+        return tf.gather(self._pages, page * _PAGE_SIZE + within)

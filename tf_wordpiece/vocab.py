@@ -1,0 +1,115 @@
+"""Vocabulary loading and validation: vocab.txt files, token lists and lookup tables."""
+
+from __future__ import annotations
+
+import os
+from typing import Sequence, Union
+
+import tensorflow as tf
+
+VocabLike = Union[str, os.PathLike, Sequence[str], tf.lookup.StaticHashTable]
+
+
+class Vocab:
+    """An id -> token list plus a string -> int64 hash table (missing tokens give -1).
+
+    Line n of a vocab file is the token with id n. The line terminator (`\\n`,
+    and a `\\r` before it) is not part of the token.
+
+    Args:
+      vocab: a vocab.txt path, a sequence of tokens, or a `tf.lookup.StaticHashTable`
+        (string -> int) whose ids are dense on [0, size).
+      required: tokens that must be in the vocabulary (e.g. the unknown token).
+
+    >>> v = Vocab(["[UNK]", "hello", "##s"], required=["[UNK]"])
+    >>> len(v), v.id_of("hello"), v.id_of("nope")
+    (3, 1, -1)
+    """
+
+    def __init__(self, vocab: VocabLike, *, required: Sequence[str] = ()):
+        self.source = _describe(vocab)
+        self.tokens = _read_tokens(vocab, self.source)
+        _validate(self.tokens, self.source, required)
+        self._ids = {t: i for i, t in enumerate(self.tokens)}
+        self.table = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(
+                tf.constant(self.tokens, tf.string), tf.range(len(self.tokens), dtype=tf.int64)
+            ),
+            default_value=-1,
+        )
+        self.token_tensor = tf.constant(self.tokens, tf.string)
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def id_of(self, token: str) -> int:
+        return self._ids.get(token, -1)
+
+
+def _describe(vocab: VocabLike) -> str:
+    if isinstance(vocab, (str, os.PathLike)):
+        return f"vocab file {os.fspath(vocab)!r}"
+    if isinstance(vocab, tf.lookup.StaticHashTable):
+        return "vocab table"
+    return "vocab list"
+
+
+def _read_tokens(vocab: VocabLike, source: str) -> list[str]:
+    if isinstance(vocab, (str, os.PathLike)):
+        return read_vocab_file(vocab)
+    if isinstance(vocab, tf.lookup.StaticHashTable):
+        keys, ids = vocab.export()
+        order = tf.argsort(ids).numpy()
+        tokens = [k.decode("utf-8") for k in keys.numpy()[order]]
+        if sorted(ids.numpy().tolist()) != list(range(len(tokens))):
+            raise ValueError(f"vocab: the {source}'s ids must be dense on [0, size); got ids {sorted(ids.numpy())[:10]}...")
+        return tokens
+    if hasattr(vocab, "lookup"):
+        raise TypeError(
+            f"vocab: got a {type(vocab).__name__}, which cannot list its tokens (detokenize needs them); "
+            "pass the vocab.txt path, a list of tokens, or a tf.lookup.StaticHashTable"
+        )
+    if isinstance(vocab, (bytes, bytearray)) or not isinstance(vocab, Sequence):
+        raise TypeError(f"vocab: expected a vocab.txt path, a list of str or a StaticHashTable, got {type(vocab).__name__}")
+    bad = [t for t in vocab if not isinstance(t, str)]
+    if bad:
+        raise TypeError(f"vocab: every token must be a str, got {bad[0]!r} ({type(bad[0]).__name__})")
+    return list(vocab)
+
+
+def read_vocab_file(path: str | os.PathLike) -> list[str]:
+    """Reads vocab.txt (UTF-8, one token a line, line n is id n)."""
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise ValueError(f"vocab: vocab file {path!r} does not exist (or is not a file); pass the path of a vocab.txt")
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"vocab: vocab file {path!r} is not valid UTF-8 (byte {e.start}); re-save it as UTF-8") from None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the final newline ends the last token, it does not start a new one
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def _validate(tokens: list[str], source: str, required: Sequence[str]) -> None:
+    if not tokens:
+        raise ValueError(f"vocab: the {source} is empty; a vocabulary needs at least the unknown token")
+    seen: dict[str, int] = {}
+    duplicates = []
+    for i, token in enumerate(tokens):
+        if token in seen:
+            duplicates.append(f"{token!r} at ids {seen[token]} and {i}")
+        seen.setdefault(token, i)
+    if duplicates:
+        raise ValueError(
+            f"vocab: the {source} has {len(duplicates)} duplicate token(s): {', '.join(duplicates[:5])}; "
+            "each token must appear once (line n is id n)"
+        )
+    missing = [t for t in required if t not in seen]
+    if missing:
+        raise ValueError(
+            f"vocab: the {source} ({len(tokens)} tokens) lacks {missing}; add it or pass another unknown_token"
+        )

@@ -1,0 +1,263 @@
+"""WordPiece: greedy longest-match-first splitting of words into vocabulary pieces.
+
+Shape transformation: `[..., words] => [..., words, pieces]`. Offsets are in
+bytes, relative to the start of each word.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import tensorflow as tf
+
+from tf_wordpiece.vocab import Vocab, VocabLike
+
+# A dedup key prefix that no UTF-8 word can start with (0xFF is never valid UTF-8).
+_FORCED_KEY = b"\xff"
+
+
+class Pieces(NamedTuple):
+    """Pieces of a flat batch of words, each a RaggedTensor [words, pieces].
+
+    ids: int64 ids. begin, end: int32 character (code point) indices in the word.
+    byte_begin, byte_end: int32 byte offsets in the word.
+    too_long: bool [words], words replaced by the unknown token for their length.
+    """
+
+    ids: tf.RaggedTensor
+    begin: tf.RaggedTensor
+    end: tf.RaggedTensor
+    byte_begin: tf.RaggedTensor
+    byte_end: tf.RaggedTensor
+    too_long: tf.Tensor
+
+
+class WordpieceTokenizer(tf.Module):
+    """Splits words into the longest vocabulary pieces, left to right.
+
+    Non-initial pieces carry `suffix_indicator`. A word with a position where no
+    piece matches, or longer than the limit, becomes the single unknown token.
+
+    Args:
+      vocab: vocab.txt path (line n is id n), list of tokens, or StaticHashTable.
+      suffix_indicator: prefix of non-initial pieces. Defaults to `"##"`.
+      max_bytes_per_word: words longer than this many UTF-8 bytes are unknown
+        (tensorflow_text's rule). Defaults to `100`; None for no limit.
+      max_chars_per_word: words longer than this many code points are unknown
+        (Hugging Face's `max_input_chars_per_word`). Defaults to None.
+      token_out_type: `tf.int64` for ids or `tf.string` for piece strings.
+      unknown_token: the token for unknown words; must be in the vocabulary.
+
+    >>> wp = WordpieceTokenizer(["[UNK]", "un", "##aff", "##able"], token_out_type=tf.string)
+    >>> wp.tokenize(tf.constant(["unaffable", "xyz"])).to_list()
+    [[b'un', b'##aff', b'##able'], [b'[UNK]']]
+    """
+
+    def __init__(
+        self,
+        vocab: VocabLike | Vocab,
+        *,
+        suffix_indicator: str = "##",
+        max_bytes_per_word: int | None = 100,
+        max_chars_per_word: int | None = None,
+        token_out_type: tf.DType = tf.int64,
+        unknown_token: str = "[UNK]",
+    ):
+        super().__init__()
+        if token_out_type not in (tf.int64, tf.int32, tf.string):
+            raise TypeError(f"token_out_type: expected tf.int64, tf.int32 or tf.string, got {token_out_type!r}")
+        if not isinstance(unknown_token, str) or not unknown_token:
+            raise ValueError(f"unknown_token: expected a non-empty str in the vocabulary, got {unknown_token!r}")
+        for name, limit in (("max_bytes_per_word", max_bytes_per_word), ("max_chars_per_word", max_chars_per_word)):
+            if limit is not None and (not isinstance(limit, int) or limit < 0):
+                raise ValueError(f"{name}: expected a non-negative int or None, got {limit!r}")
+        self.vocab = vocab if isinstance(vocab, Vocab) else Vocab(vocab, required=[unknown_token])
+        if self.vocab.id_of(unknown_token) < 0:
+            raise ValueError(f"unknown_token: {unknown_token!r} is not in the {self.vocab.source}; add it or pass another")
+        self.suffix_indicator = suffix_indicator
+        self.max_bytes_per_word = max_bytes_per_word
+        self.max_chars_per_word = max_chars_per_word
+        self.token_out_type = token_out_type
+        self.unknown_token = unknown_token
+        self.unknown_id = self.vocab.id_of(unknown_token)
+        self._longest_piece = _longest_piece_chars(self.vocab.tokens, suffix_indicator)
+
+    def tokenize(self, words) -> tf.RaggedTensor:
+        """string [..., words] -> [..., words, pieces] of ids or strings."""
+        return self.tokenize_with_offsets(words)[0]
+
+    def tokenize_with_offsets(self, words):
+        """string [..., words] -> (pieces, begin, end), offsets in bytes within each word."""
+        words = _as_strings(words, "words")
+        flat = words.flat_values if isinstance(words, tf.RaggedTensor) else tf.reshape(words, [-1])
+        pieces = self.tokenize_flat(flat)
+        outputs = (self.to_output_type(pieces.ids), pieces.byte_begin, pieces.byte_end)
+        if isinstance(words, tf.RaggedTensor):
+            return tuple(words.with_flat_values(t) for t in outputs)
+        return tuple(restore_shape(t, words) for t in outputs)
+
+    def to_output_type(self, ids: tf.RaggedTensor) -> tf.RaggedTensor:
+        if self.token_out_type == tf.string:
+            return tf.ragged.map_flat_values(tf.gather, self.vocab.token_tensor, ids)
+        return tf.cast(ids, self.token_out_type)
+
+    def detokenize(self, token_ids) -> tf.RaggedTensor:
+        """ids [..., pieces] -> strings [..., words]: pieces joined, suffixes glued on.
+
+        Like tensorflow_text: ids at or past the vocabulary size become the unknown token.
+        """
+        from tf_wordpiece.decoders import wordpiece_detokenize
+
+        return wordpiece_detokenize(token_ids, self.vocab.token_tensor, self.suffix_indicator, self.unknown_token)
+
+    def tokenize_flat(self, words: tf.Tensor, forced_ids: tf.Tensor | None = None) -> Pieces:
+        """The core: words string [n] -> Pieces.
+
+        `forced_ids` (int64 [n], -1 for none) gives words that are one known
+        piece already (matched added tokens).
+        """
+        if forced_ids is None:
+            forced_ids = tf.fill(tf.shape(words), tf.constant(-1, tf.int64))
+        keys = tf.where(forced_ids >= 0, tf.strings.join([_FORCED_KEY, tf.strings.as_string(forced_ids)]), words)
+        unique_keys, index = tf.unique(keys)
+        first = tf.math.unsorted_segment_min(tf.range(tf.size(keys)), index, tf.size(unique_keys))
+        pieces = self._tokenize_unique(tf.gather(words, first), tf.gather(forced_ids, first))
+        return Pieces(*(tf.gather(t, index) for t in pieces))
+
+    def _tokenize_unique(self, words: tf.Tensor, forced: tf.Tensor) -> Pieces:
+        _, char_starts = tf.strings.unicode_decode_with_offsets(
+            words, "UTF-8", errors="replace", replacement_char=0xFFFD
+        )
+        n_bytes = tf.strings.length(words)
+        bounds = tf.concat([tf.cast(char_starts, tf.int32), tf.expand_dims(n_bytes, 1)], axis=1)  # [w, chars+1]
+        n_chars = tf.cast(char_starts.row_lengths(), tf.int32)
+        too_long = tf.zeros_like(n_chars, tf.bool)
+        if self.max_bytes_per_word is not None:
+            too_long |= n_bytes > self.max_bytes_per_word
+        if self.max_chars_per_word is not None:
+            too_long |= n_chars > self.max_chars_per_word
+        too_long &= forced < 0
+        whole = tf.where(forced >= 0, forced, self.vocab.table.lookup(words))
+        single = (whole >= 0) | too_long
+        single_id = tf.where(whole >= 0, whole, self.unknown_id)
+
+        todo = tf.cast(tf.reshape(tf.where(~single & (n_chars > 0)), [-1]), tf.int32)
+        walk_ids, walk_begin, walk_end, failed = self._max_match(tf.gather(words, todo), tf.gather(bounds, todo))
+        succeeded = tf.boolean_mask(todo, ~failed)
+        as_single = tf.cast(tf.reshape(tf.where(single | (n_chars == 0)), [-1]), tf.int32)
+        as_single = tf.concat([as_single, tf.boolean_mask(todo, failed)], 0)
+
+        single_ids = tf.gather(single_id, as_single)
+        walk_ids, walk_begin, walk_end = (tf.ragged.boolean_mask(t, ~failed) for t in (walk_ids, walk_begin, walk_end))
+        walk_word = tf.gather(succeeded, walk_ids.value_rowids())
+        word_of = tf.concat([as_single, tf.cast(walk_word, tf.int32)], 0)
+        ids = tf.concat([single_ids, walk_ids.flat_values], 0)
+        begin = tf.concat([tf.zeros_like(as_single), walk_begin.flat_values], 0)
+        end = tf.concat([tf.gather(n_chars, as_single), walk_end.flat_values], 0)
+        order = tf.argsort(word_of, stable=True)
+        word_of = tf.gather(word_of, order)
+
+        def per_word(values):
+            return tf.RaggedTensor.from_value_rowids(
+                tf.gather(values, order), tf.cast(word_of, tf.int64), nrows=tf.size(words, out_type=tf.int64)
+            )
+
+        begin, end = per_word(begin), per_word(end)
+        return Pieces(per_word(ids), begin, end, gather_in_rows(bounds, begin), gather_in_rows(bounds, end), too_long)
+
+    def _max_match(self, words: tf.Tensor, bounds: tf.RaggedTensor):
+        """Greedy longest match for words with at least one character.
+
+        Every candidate piece (start i, end j, j - i <= longest vocabulary piece)
+        is looked up in one batch; then a short loop walks each word from
+        position 0 along its longest matches.
+        Returns ragged [w, pieces] ids, char begin, char end, and failed bool [w].
+        """
+        n_chars = tf.cast(bounds.row_lengths(), tf.int32) - 1
+        num_words = tf.size(words)
+        seg_word = tf.repeat(tf.range(num_words), n_chars)  # one segment per (word, start)
+        seg_start = tf.ragged.range(n_chars).flat_values
+        seg_count = tf.minimum(tf.gather(n_chars, seg_word) - seg_start, self._longest_piece)
+        cand_seg = tf.repeat(tf.range(tf.size(seg_word)), seg_count)
+        cand_start = tf.gather(seg_start, cand_seg)
+        cand_end = cand_start + 1 + tf.ragged.range(seg_count).flat_values
+        cand_word = tf.gather(seg_word, cand_seg)
+        base = tf.gather(tf.cast(bounds.row_starts(), tf.int32), cand_word)
+        byte_start = tf.gather(bounds.flat_values, base + cand_start)
+        byte_end = tf.gather(bounds.flat_values, base + cand_end)
+        text = tf.strings.substr(tf.gather(words, cand_word), byte_start, byte_end - byte_start)
+        if self.suffix_indicator:
+            text = tf.where(cand_start > 0, tf.strings.join([self.suffix_indicator, text]), text)
+        cand_id = self.vocab.table.lookup(text)
+        num_segs = tf.size(seg_word)
+        best_end = tf.math.unsorted_segment_max(tf.where(cand_id >= 0, cand_end, -1), cand_seg, num_segs)
+        seg_first_cand = tf.cumsum(seg_count, exclusive=True)
+        best_id = tf.gather(cand_id, seg_first_cand + tf.maximum(best_end - seg_start - 1, 0))
+        word_first_seg = tf.cumsum(n_chars, exclusive=True)
+
+        def step(t, pos, alive, failed, ids_ta, begin_ta, end_ta):
+            seg = word_first_seg + tf.minimum(pos, tf.maximum(n_chars - 1, 0))
+            nxt = tf.where(alive, tf.gather(best_end, seg), -1)
+            ok = alive & (nxt > 0)
+            ids_ta = ids_ta.write(t, tf.where(ok, tf.gather(best_id, seg), -1))
+            begin_ta = begin_ta.write(t, pos)
+            end_ta = end_ta.write(t, nxt)
+            failed |= alive & (nxt < 0)
+            pos = tf.where(ok, nxt, pos)
+            return [t + 1, pos, ok & (pos < n_chars), failed, ids_ta, begin_ta, end_ta]
+
+        arrays = [tf.TensorArray(dt, size=0, dynamic_size=True, element_shape=[None]) for dt in (tf.int64, tf.int32, tf.int32)]
+        loop = tf.while_loop(
+            lambda t, pos, alive, *_: tf.reduce_any(alive),
+            step,
+            [tf.constant(0), tf.zeros_like(n_chars), n_chars > 0, tf.zeros_like(n_chars, tf.bool), *arrays],
+            maximum_iterations=tf.reduce_max(tf.concat([n_chars, [0]], 0)),
+        )
+        steps, failed = loop[0], loop[3]
+        ids, begin, end = (tf.transpose(tf.reshape(ta.stack(), [steps, num_words])) for ta in loop[4:])
+        valid = ids >= 0
+        return (
+            tf.ragged.boolean_mask(ids, valid),
+            tf.ragged.boolean_mask(begin, valid),
+            tf.ragged.boolean_mask(end, valid),
+            failed,
+        )
+
+
+def _longest_piece_chars(tokens: list[str], suffix: str) -> int:
+    """Longest piece in code points, the suffix indicator not counted (at least 1)."""
+    lengths = [len(t[len(suffix) :]) if suffix and t.startswith(suffix) else len(t) for t in tokens]
+    return max([1, *lengths])
+
+
+def _as_strings(values, name: str):
+    if isinstance(values, tf.RaggedTensor):
+        tensor = values
+    else:
+        try:
+            tensor = tf.convert_to_tensor(values)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{name}: expected strings (tf.string tensor or list of str/bytes), got {type(values).__name__}: {e}") from None
+    if tensor.dtype != tf.string:
+        raise TypeError(f"{name}: expected a tf.string tensor, got dtype {tensor.dtype.name}; pass text, not ids")
+    return tensor
+
+
+def gather_in_rows(params: tf.RaggedTensor, indices: tf.RaggedTensor) -> tf.RaggedTensor:
+    """out[i][j] = params[i][indices[i][j]] for ragged [n, ...] params and indices."""
+    row_start = tf.gather(params.row_starts(), indices.value_rowids())
+    flat = row_start + tf.cast(indices.flat_values, row_start.dtype)
+    return indices.with_flat_values(tf.gather(params.flat_values, flat))
+
+
+def restore_shape(flat: tf.RaggedTensor, like: tf.Tensor):
+    """[n, ...] ragged with n = like's size -> [*like.shape, ...]; a scalar `like` gives row 0."""
+    rank = like.shape.rank
+    if rank is None:
+        raise ValueError("input: the rank of the input must be known (a scalar, [batch] or higher)")
+    if rank == 0:
+        return flat[0]
+    shape = tf.shape(like, out_type=tf.int64)
+    for axis in range(rank - 1, 0, -1):
+        flat = tf.RaggedTensor.from_uniform_row_length(flat, shape[axis])
+    return flat
