@@ -40,14 +40,20 @@ class BasicTokenizer(tf.Module):
     """Splits strings into normalized words.
 
     Shape transformation: `[...] => [..., words]`. Offsets are byte offsets
-    into the original strings. Invalid UTF-8 is read as U+FFFD, one per
-    maximal invalid subsequence.
+    into the original strings.
+
+    Invalid UTF-8: each maximal invalid subsequence is one character. With
+    `invalid_utf8="keep"` (tensorflow_text) it stays in its word, takes its own
+    byte length in the normalized string and makes the word unknown; with
+    `"replace"` it is read as U+FFFD, as Python's `errors="replace"` reads it
+    (Hugging Face's BertNormalizer then deletes it).
 
     Args:
       normalizer: the per-code-point normalization.
       pre_tokenizer: the word splitter.
       added_tokens: tokens matched as written before normalization.
       preserve_unused_token: keep `[unused<digits>]` whole (tensorflow_text).
+      invalid_utf8: `"keep"` or `"replace"`, see above. Defaults to `"keep"`.
 
     Build one with `BertTokenizer(...).basic_tokenizer`, or directly:
 
@@ -65,8 +71,12 @@ class BasicTokenizer(tf.Module):
         *,
         added_tokens: AddedTokens | None = None,
         preserve_unused_token: bool = False,
+        invalid_utf8: str = "keep",
     ):
         super().__init__()
+        if invalid_utf8 not in ("keep", "replace"):
+            raise ValueError(f"invalid_utf8: expected 'keep' or 'replace', got {invalid_utf8!r}")
+        self.invalid_utf8 = invalid_utf8
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
         self.added_tokens = added_tokens or AddedTokens([])
@@ -95,9 +105,11 @@ class BasicTokenizer(tf.Module):
     def split(self, strings: tf.Tensor) -> Words:
         """string [n] -> Words (the internal form the WordPiece stage consumes)."""
         chars, starts = tf.strings.unicode_decode_with_offsets(
-            strings, "UTF-8", errors="replace", replacement_char=0xFFFD
+            strings, "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8
         )
         code_points = chars.flat_values
+        if self.invalid_utf8 == "replace":
+            code_points = tf.where(code_points == ut.INVALID_UTF8, ut.REPLACEMENT_CHARACTER, code_points)
         rows = tf.cast(chars.value_rowids(), tf.int32)
         begin = starts.flat_values
         is_last = rows != tf.concat([rows[1:], [-1]], 0)
@@ -113,7 +125,7 @@ class BasicTokenizer(tf.Module):
         normalized, source = self.normalizer.normalize(code_points)
         rows = tf.gather(rows, source)
         begin, end = tf.gather(begin, source), tf.gather(end, source)
-        normalized_begin, normalized_end = _normalized_offsets(normalized, rows)
+        normalized_begin, normalized_end = _normalized_offsets(normalized, rows, end - begin)
         spans = self.pre_tokenizer.split(normalized, rows)
         word_of = spans.word_of
         if self.preserve_unused_token:
@@ -126,7 +138,7 @@ class BasicTokenizer(tf.Module):
 
         chars = per_word(normalized)
         first = tf.gather(spans.kept, chars.row_starts())
-        text = tf.strings.unicode_encode(tf.ragged.map_flat_values(tf.maximum, chars, 0), "UTF-8")
+        text = _encode(chars)
         added = tf.gather(normalized, first)
         return Words(
             text=text,
@@ -143,7 +155,7 @@ class BasicTokenizer(tf.Module):
         chars = tf.RaggedTensor.from_value_rowids(
             tf.gather(normalized, spans.kept), tf.cast(spans.word_of, tf.int64), nrows=tf.cast(spans.num_words, tf.int64)
         )
-        text = tf.strings.unicode_encode(tf.ragged.map_flat_values(tf.maximum, chars, 0), "UTF-8")
+        text = _encode(chars)
         first = tf.gather(spans.kept, chars.row_starts())
         last = tf.gather(spans.kept, chars.row_limits() - 1)
         word_row = tf.gather(rows, first)
@@ -170,9 +182,20 @@ class BasicTokenizer(tf.Module):
         return tf.gather(new_id, spans.word_of)
 
 
-def _normalized_offsets(normalized: tf.Tensor, rows: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
-    """Byte offsets of each normalized code point within its normalized string (int64)."""
+def _encode(chars: tf.RaggedTensor) -> tf.Tensor:
+    """Code points [w, chars] -> UTF-8 [w]; added-token markers and invalid bytes become U+FFFD."""
+    printable = (chars.flat_values >= 0) & (chars.flat_values != ut.INVALID_UTF8)
+    values = tf.where(printable, chars.flat_values, ut.REPLACEMENT_CHARACTER)
+    return tf.strings.unicode_encode(chars.with_flat_values(values), "UTF-8")
+
+
+def _normalized_offsets(normalized: tf.Tensor, rows: tf.Tensor, source_length: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+    """Byte offsets of each normalized code point within its normalized string (int64).
+
+    Invalid UTF-8 keeps its own length (`source_length`, the bytes it came from).
+    """
     length = tf.cast(ut.utf8_length(tf.maximum(normalized, 0)), tf.int64)
+    length = tf.where(normalized == ut.INVALID_UTF8, source_length, length)
     total = tf.cumsum(length, exclusive=True)
     num_rows = tf.reduce_max(tf.concat([rows, [-1]], 0)) + 1
     row_base = tf.math.unsorted_segment_min(total, rows, num_rows)

@@ -131,6 +131,7 @@ class BertTokenizer(tf.Module):
         self.basic_tokenizer = BasicTokenizer(
             normalizer, pre_tokenizer, added_tokens=AddedTokens(special_tokens),
             preserve_unused_token=preserve_unused_token,
+            invalid_utf8="keep" if compat == "tf_text" else "replace",
         )
         self.wordpiece_tokenizer = WordpieceTokenizer(
             self.vocab,
@@ -166,19 +167,16 @@ class BertTokenizer(tf.Module):
         forced = tf.where(words.added >= 0, tf.gather(self._special_ids, tf.maximum(words.added, 0)), -1)
         pieces = self.wordpiece_tokenizer.tokenize_flat(words.text, forced)
         if self.offsets == "original":
-            begin = gather_in_rows(words.begin, pieces.begin)
-            end = gather_in_rows(words.end, pieces.end - 1)
+            char_begin, char_end = words.begin, words.end
         else:
-            word_start = tf.gather(words.normalized_begin.flat_values, words.normalized_begin.row_starts())
-            word = pieces.byte_begin.value_rowids()
-            start = tf.gather(word_start, word)
-            begin_values = start + tf.cast(pieces.byte_begin.flat_values, tf.int64)
+            char_begin, char_end = words.normalized_begin, words.normalized_end
+        begin = gather_in_rows(char_begin, pieces.begin)
+        end = gather_in_rows(char_end, pieces.end - 1)
+        if self.offsets == "normalized":
             # tensorflow_text ends a too-long word's [UNK] at len(unknown_token) past its start.
-            unknown_end = begin_values + len(self.wordpiece_tokenizer.unknown_token.encode("utf-8"))
-            end_values = start + tf.cast(pieces.byte_end.flat_values, tf.int64)
-            end_values = tf.where(tf.gather(pieces.too_long, word), unknown_end, end_values)
-            begin = pieces.byte_begin.with_flat_values(begin_values)
-            end = pieces.byte_end.with_flat_values(end_values)
+            unknown_length = len(self.wordpiece_tokenizer.unknown_token.encode("utf-8"))
+            too_long = tf.gather(pieces.too_long, end.value_rowids())
+            end = end.with_flat_values(tf.where(too_long, begin.flat_values + unknown_length, end.flat_values))
         ids = self.wordpiece_tokenizer.to_output_type(pieces.ids)
         nrows = tf.size(flat, out_type=tf.int64)
         outputs = [tf.RaggedTensor.from_value_rowids(t, words.row, nrows=nrows) for t in (ids, begin, end)]

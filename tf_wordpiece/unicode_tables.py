@@ -18,6 +18,10 @@ import numpy as np
 import tensorflow as tf
 
 NUM_CODE_POINTS = 0x110000
+# Invalid UTF-8 decodes to this code point: a lone surrogate, which valid UTF-8
+# can never produce, so invalid bytes stay distinguishable from a real U+FFFD.
+INVALID_UTF8 = 0xD800
+REPLACEMENT_CHARACTER = 0xFFFD
 _PAGE_BITS = 8
 _PAGE_SIZE = 1 << _PAGE_BITS
 
