@@ -127,14 +127,12 @@ class BasicTokenizer(tf.Module):
         begin, end = tf.gather(begin, source), tf.gather(end, source)
         normalized_begin, normalized_end = _normalized_offsets(normalized, rows, end - begin)
         spans = self.pre_tokenizer.split(normalized, rows)
-        word_of = spans.word_of
+        row_splits = spans.row_splits
         if self.preserve_unused_token:
-            word_of = self._merge_unused_tokens(normalized, spans, normalized_begin, normalized_end, rows)
-        word_of = tf.cast(word_of, tf.int64)
-        num_words = tf.reduce_max(tf.concat([word_of, [-1]], 0)) + 1
+            row_splits = self._merge_unused_tokens(normalized, spans, normalized_begin, normalized_end, rows)
 
         def per_word(values):
-            return tf.RaggedTensor.from_value_rowids(tf.gather(values, spans.kept), word_of, nrows=num_words)
+            return tf.RaggedTensor.from_row_splits(tf.gather(values, spans.kept), row_splits, validate=False)
 
         chars = per_word(normalized)
         first = tf.gather(spans.kept, chars.row_starts())
@@ -151,10 +149,11 @@ class BasicTokenizer(tf.Module):
         )
 
     def _merge_unused_tokens(self, normalized, spans, normalized_begin, normalized_end, rows):
-        """Joins the words `[`, `unused<digits>`, `]` when they touch (tensorflow_text's rule)."""
-        chars = tf.RaggedTensor.from_value_rowids(
-            tf.gather(normalized, spans.kept), tf.cast(spans.word_of, tf.int64), nrows=tf.cast(spans.num_words, tf.int64)
-        )
+        """Joins the words `[`, `unused<digits>`, `]` when they touch (tensorflow_text's rule).
+
+        Returns the new word row_splits over `spans.kept`.
+        """
+        chars = tf.RaggedTensor.from_row_splits(tf.gather(normalized, spans.kept), spans.row_splits, validate=False)
         text = _encode(chars)
         first = tf.gather(spans.kept, chars.row_starts())
         last = tf.gather(spans.kept, chars.row_limits() - 1)
@@ -178,8 +177,7 @@ class BasicTokenizer(tf.Module):
         )
         behind = lambda t, k: tf.concat([tf.zeros([tf.minimum(k, tf.size(t))], tf.bool), t[:-k]], 0)  # noqa: E731
         continues = behind(starts, 1) | behind(starts, 2)
-        new_id = tf.cumsum(tf.cast(~continues, tf.int32)) - 1
-        return tf.gather(new_id, spans.word_of)
+        return tf.concat([tf.boolean_mask(spans.row_splits[:-1], ~continues), spans.row_splits[-1:]], 0)
 
 
 def _encode(chars: tf.RaggedTensor) -> tf.Tensor:

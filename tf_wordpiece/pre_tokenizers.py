@@ -21,13 +21,11 @@ class WordSpans(NamedTuple):
     """Where the words are in a flat sequence of normalized code points.
 
     kept: int32 [k], indices of the code points that belong to a word, in order.
-    word_of: int32 [k], the word each kept code point belongs to.
-    num_words: int32 scalar.
+    row_splits: int64 [words + 1], word i is kept[row_splits[i]:row_splits[i + 1]].
     """
 
     kept: tf.Tensor
-    word_of: tf.Tensor
-    num_words: tf.Tensor
+    row_splits: tf.Tensor
 
 
 class PreTokenizer:
@@ -61,9 +59,8 @@ class PreTokenizer:
         starts = (classes == ISOLATED) | (classes != before(classes)) | (rows != before(rows))
         keep = tf.ones_like(starts) if self.keep_whitespace else classes != WHITESPACE
         kept = tf.cast(tf.reshape(tf.where(keep), [-1]), tf.int32)
-        word_of = tf.cumsum(tf.cast(tf.gather(starts, kept), tf.int32)) - 1
-        num_words = tf.reduce_max(tf.concat([word_of, [-1]], 0)) + 1
-        return WordSpans(kept, word_of, num_words)
+        word_starts = tf.reshape(tf.where(tf.gather(starts, kept)), [-1])
+        return WordSpans(kept, tf.concat([word_starts, tf.shape(kept, out_type=tf.int64)], 0))
 
 
 def tf_text_pre_tokenizer(*, keep_whitespace: bool = False) -> PreTokenizer:

@@ -81,6 +81,15 @@ class WordpieceTokenizer(tf.Module):
         self.unknown_token = unknown_token
         self.unknown_id = self.vocab.id_of(unknown_token)
         self._longest_piece = _longest_piece_chars(self.vocab.tokens, suffix_indicator)
+        # Non-initial pieces are looked up without their suffix indicator in a
+        # second table, which saves building "##" + piece for every candidate.
+        suffixes = {t[len(suffix_indicator) :]: i for i, t in enumerate(self.vocab.tokens) if t.startswith(suffix_indicator)}
+        self._suffix_table = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(
+                tf.constant(list(suffixes), tf.string), tf.constant(list(suffixes.values()), tf.int64)
+            ),
+            default_value=-1,
+        ) if suffixes else None
 
     def tokenize(self, words) -> tf.RaggedTensor:
         """string [..., words] -> [..., words, pieces] of ids or strings."""
@@ -142,18 +151,15 @@ class WordpieceTokenizer(tf.Module):
         single_id = tf.where(whole >= 0, whole, self.unknown_id)
 
         todo = tf.cast(tf.reshape(tf.where(~single & (n_chars > 0)), [-1]), tf.int32)
-        walk_ids, walk_begin, walk_end, failed = self._max_match(tf.gather(words, todo), tf.gather(bounds, todo))
-        succeeded = tf.boolean_mask(todo, ~failed)
+        walk_word, walk_begin, walk_end, walk_ids, failed = self._max_match(
+            tf.gather(words, todo), tf.gather(bounds, todo)
+        )
         as_single = tf.cast(tf.reshape(tf.where(single | (n_chars == 0)), [-1]), tf.int32)
         as_single = tf.concat([as_single, tf.boolean_mask(todo, failed)], 0)
-
-        single_ids = tf.gather(single_id, as_single)
-        walk_ids, walk_begin, walk_end = (tf.ragged.boolean_mask(t, ~failed) for t in (walk_ids, walk_begin, walk_end))
-        walk_word = tf.gather(succeeded, walk_ids.value_rowids())
-        word_of = tf.concat([as_single, tf.cast(walk_word, tf.int32)], 0)
-        ids = tf.concat([single_ids, walk_ids.flat_values], 0)
-        begin = tf.concat([tf.zeros_like(as_single), walk_begin.flat_values], 0)
-        end = tf.concat([tf.gather(n_chars, as_single), walk_end.flat_values], 0)
+        word_of = tf.concat([as_single, tf.gather(todo, walk_word)], 0)
+        ids = tf.concat([tf.gather(single_id, as_single), walk_ids], 0)
+        begin = tf.concat([tf.zeros_like(as_single), walk_begin], 0)
+        end = tf.concat([tf.gather(n_chars, as_single), walk_end], 0)
         order = tf.argsort(word_of, stable=True)
         word_of = tf.gather(word_of, order)
 
@@ -169,9 +175,10 @@ class WordpieceTokenizer(tf.Module):
         """Greedy longest match for words with at least one character.
 
         Every candidate piece (start i, end j, j - i <= longest vocabulary piece)
-        is looked up in one batch; then a short loop walks each word from
-        position 0 along its longest matches.
-        Returns ragged [w, pieces] ids, char begin, char end, and failed bool [w].
+        is looked up in one batch; then each word follows its longest matches
+        from position 0.
+        Returns the pieces of the words that succeed, flat and in order (word,
+        char begin, char end, id), and failed bool [w].
         """
         n_chars = tf.cast(bounds.row_lengths(), tf.int32) - 1
         num_words = tf.size(words)
@@ -186,40 +193,41 @@ class WordpieceTokenizer(tf.Module):
         byte_start = tf.gather(bounds.flat_values, base + cand_start)
         byte_end = tf.gather(bounds.flat_values, base + cand_end)
         text = tf.strings.substr(tf.gather(words, cand_word), byte_start, byte_end - byte_start)
-        if self.suffix_indicator:
-            text = tf.where(cand_start > 0, tf.strings.join([self.suffix_indicator, text]), text)
         cand_id = self.vocab.table.lookup(text)
+        if self._suffix_table is not None:
+            cand_id = tf.where(cand_start > 0, self._suffix_table.lookup(text), cand_id)
+        else:
+            cand_id = tf.where(cand_start > 0, -1, cand_id)
         num_segs = tf.size(seg_word)
         best_end = tf.math.unsorted_segment_max(tf.where(cand_id >= 0, cand_end, -1), cand_seg, num_segs)
         seg_first_cand = tf.cumsum(seg_count, exclusive=True)
         best_id = tf.gather(cand_id, seg_first_cand + tf.maximum(best_end - seg_start - 1, 0))
-        word_first_seg = tf.cumsum(n_chars, exclusive=True)
-
-        def step(t, pos, alive, failed, ids_ta, begin_ta, end_ta):
-            seg = word_first_seg + tf.minimum(pos, tf.maximum(n_chars - 1, 0))
-            nxt = tf.where(alive, tf.gather(best_end, seg), -1)
-            ok = alive & (nxt > 0)
-            ids_ta = ids_ta.write(t, tf.where(ok, tf.gather(best_id, seg), -1))
-            begin_ta = begin_ta.write(t, pos)
-            end_ta = end_ta.write(t, nxt)
-            failed |= alive & (nxt < 0)
-            pos = tf.where(ok, nxt, pos)
-            return [t + 1, pos, ok & (pos < n_chars), failed, ids_ta, begin_ta, end_ta]
-
-        arrays = [tf.TensorArray(dt, size=0, dynamic_size=True, element_shape=[None]) for dt in (tf.int64, tf.int32, tf.int32)]
-        loop = tf.while_loop(
-            lambda t, pos, alive, *_: tf.reduce_any(alive),
-            step,
-            [tf.constant(0), tf.zeros_like(n_chars), n_chars > 0, tf.zeros_like(n_chars, tf.bool), *arrays],
-            maximum_iterations=tf.reduce_max(tf.concat([n_chars, [0]], 0)),
+        # Follow each word's chain of longest matches by pointer doubling over
+        # nodes (word, position 0..n): log2(longest word) rounds, not one per piece.
+        node_of_seg = tf.range(num_segs) + seg_word
+        num_nodes = tf.reduce_sum(n_chars + 1)
+        fail = num_nodes  # an absorbing node for "no piece matches here"
+        jump = tf.range(num_nodes + 1)  # word ends jump to themselves
+        jump = tf.tensor_scatter_nd_update(
+            jump, node_of_seg[:, None], tf.where(best_end > 0, node_of_seg - seg_start + best_end, fail)
         )
-        steps, failed = loop[0], loop[3]
-        ids, begin, end = (tf.transpose(tf.reshape(ta.stack(), [steps, num_words])) for ta in loop[4:])
-        valid = ids >= 0
+        first_node = tf.cumsum(n_chars + 1, exclusive=True)
+        reached = tf.scatter_nd(first_node[:, None], tf.ones_like(first_node), [num_nodes + 1]) > 0
+
+        def double(reached, jump):
+            hops = tf.math.unsorted_segment_max(tf.cast(reached, tf.int32), jump, num_nodes + 1) > 0
+            return [reached | hops, tf.gather(jump, jump)]
+
+        longest = tf.reduce_max(tf.concat([n_chars, [0]], 0))
+        rounds = tf.cast(tf.math.ceil(tf.math.log(tf.cast(longest, tf.float32) + 1.0) / tf.math.log(2.0)), tf.int32)
+        reached, _ = tf.while_loop(lambda r, j: True, double, [reached, jump], maximum_iterations=rounds + 1)
+        failed = ~tf.gather(reached, first_node + n_chars)
+        is_piece = tf.gather(reached, node_of_seg) & ~tf.gather(failed, seg_word)
         return (
-            tf.ragged.boolean_mask(ids, valid),
-            tf.ragged.boolean_mask(begin, valid),
-            tf.ragged.boolean_mask(end, valid),
+            tf.boolean_mask(seg_word, is_piece),
+            tf.boolean_mask(seg_start, is_piece),
+            tf.boolean_mask(best_end, is_piece),
+            tf.boolean_mask(best_id, is_piece),
             failed,
         )
 

@@ -1,0 +1,115 @@
+"""Tokenization throughput: tf_wordpiece against tensorflow_text and Hugging Face, same batches, one process.
+
+    python bench/tokenize.py [--batch 1000] [--repeats 3]
+
+Prints MB/s of UTF-8 input for each tokenizer on the multilingual sample and
+on English text, and each one's ratio to tensorflow_text.BertTokenizer. Ids
+are checked equal to the peer of each compat mode before timing.
+"""
+
+from __future__ import annotations
+
+import sys
+
+# This file is named like the standard library's `tokenize`; keep its folder off
+# the import path so that `import inspect` (which imports tokenize) gets the real one.
+sys.path[:] = [p for p in sys.path if not p.endswith("bench")]
+
+import argparse
+import json
+import pathlib
+import time
+
+import numpy as np
+import tensorflow as tf
+import tensorflow_text as text
+from tokenizers import Tokenizer
+from tqdm import tqdm
+
+import tf_wordpiece as twp
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+VOCAB = ROOT / "tests" / "data" / "bert-base-uncased" / "vocab.txt"
+TOKENIZER_JSON = ROOT / "tests" / "data" / "bert-base-uncased" / "tokenizer.json"
+
+
+def corpora() -> dict[str, list[str]]:
+    multilingual = (ROOT / "tests" / "data" / "multilingual_dev.txt").read_text(encoding="utf-8").splitlines()
+    pairs = (ROOT / "tf_wordpiece" / "data" / "pt_en_sample.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    english = [line.split("\t")[1] for line in pairs if "\t" in line]
+    return {"multilingual": multilingual, "english": english}
+
+
+def hf_tokenizer() -> Tokenizer:
+    hf = Tokenizer.from_file(str(TOKENIZER_JSON))
+    hf.no_padding()
+    hf.no_truncation()
+    return hf
+
+
+def contenders() -> dict:
+    ours_tf = twp.BertTokenizer(str(VOCAB), lower_case=True, compat="tf_text")
+    ours_hf = twp.BertTokenizer(str(VOCAB), lower_case=True, compat="hf")
+    peer = text.BertTokenizer(str(VOCAB), lower_case=True)
+    fast = text.FastBertTokenizer(VOCAB.read_text(encoding="utf-8").splitlines(), lower_case_nfd_strip_accents=True)
+    hf = hf_tokenizer()
+    spec = [tf.TensorSpec([None], tf.string)]
+    flat = lambda tok: tf.function(lambda s: tok.tokenize(s).flat_values, input_signature=spec)  # noqa: E731
+    return {
+        "tf_wordpiece (compat=tf_text)": flat(ours_tf),
+        "tf_wordpiece (compat=hf)": flat(ours_hf),
+        "tensorflow_text.BertTokenizer": flat(peer),
+        "tensorflow_text.FastBertTokenizer": flat(fast),
+        "HF tokenizers encode_batch": lambda batch: [e.ids for e in hf.encode_batch(batch, add_special_tokens=False)],
+    }
+
+
+def check_parity(run: dict, batches: list[list[str]]) -> None:
+    for batch in batches:
+        encoded = [s.encode("utf-8") for s in batch]
+        ours = run["tf_wordpiece (compat=tf_text)"](encoded).numpy()
+        peer = run["tensorflow_text.BertTokenizer"](encoded).numpy()
+        if not np.array_equal(ours, peer):
+            raise SystemExit("compat=tf_text ids differ from tensorflow_text.BertTokenizer")
+        ours = run["tf_wordpiece (compat=hf)"](encoded).numpy().tolist()
+        peer = [i for ids in run["HF tokenizers encode_batch"](batch) for i in ids]
+        if ours != peer:
+            raise SystemExit("compat=hf ids differ from HF tokenizers")
+
+
+def measure(fn, batches, *, encoded: bool, repeats: int) -> float:
+    """Best seconds over `repeats` passes over all batches."""
+    inputs = [[s.encode("utf-8") for s in b] if encoded else b for b in batches]
+    fn(inputs[0])  # trace / warm up
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for batch in inputs:
+            fn(batch)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batch", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    run = contenders()
+    rows = []
+    for corpus, lines in corpora().items():
+        batches = [lines[i : i + args.batch] for i in range(0, len(lines), args.batch)]
+        megabytes = sum(len(s.encode("utf-8")) for s in lines) / 1e6
+        check_parity(run, batches)
+        for name, fn in tqdm(run.items(), desc=f"timing {corpus}", leave=False):
+            seconds = measure(fn, batches, encoded=not name.startswith("HF"), repeats=args.repeats)
+            rows.append((corpus, name, megabytes / seconds))
+    print(f"\nbatch {args.batch}, best of {args.repeats}, {tf.config.threading.get_inter_op_parallelism_threads() or 'default'} inter-op threads")
+    print(f"| corpus | tokenizer | MB/s | vs tensorflow_text.BertTokenizer |\n|---|---|---|---|")
+    for corpus, name, speed in rows:
+        baseline = next(s for c, n, s in rows if c == corpus and n == "tensorflow_text.BertTokenizer")
+        print(f"| {corpus} | {name} | {speed:.2f} | {speed / baseline:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()
