@@ -161,7 +161,7 @@ class BasicTokenizer(tf.Module):
         word_begin, word_end = tf.gather(normalized_begin, first), tf.gather(normalized_end, last)
 
         def ahead(t, k, fill):
-            return tf.concat([t[k:], tf.fill([tf.minimum(k, tf.size(t))], fill)], 0)
+            return tf.concat([t[k:], tf.fill([tf.minimum(k, tf.size(t))], tf.cast(fill, t.dtype))], 0)
 
         def touches(k):  # word i+k-1 ends where word i+k begins, in the same string
             return (ahead(word_row, k, -1) == ahead(word_row, k - 1, -2)) & (

@@ -10,7 +10,7 @@ import tensorflow as tf
 VocabLike = Union[str, os.PathLike, Sequence[str], tf.lookup.StaticHashTable]
 
 
-class Vocab:
+class Vocab(tf.Module):
     """An id -> token list plus a string -> int64 hash table (missing tokens give -1).
 
     Line n of a vocab file is the token with id n. The line terminator (`\\n`,
@@ -27,10 +27,11 @@ class Vocab:
     """
 
     def __init__(self, vocab: VocabLike, *, required: Sequence[str] = ()):
+        super().__init__(name="vocab")
         self.source = _describe(vocab)
         self.tokens = _read_tokens(vocab, self.source)
         _validate(self.tokens, self.source, required)
-        self._ids = {t: i for i, t in enumerate(self.tokens)}
+        self._ids = {t: i for i, t in enumerate(self.tokens)}  # for Python-side lookups
         self.table = tf.lookup.StaticHashTable(
             tf.lookup.KeyValueTensorInitializer(
                 tf.constant(self.tokens, tf.string), tf.range(len(self.tokens), dtype=tf.int64)

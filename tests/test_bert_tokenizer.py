@@ -1,0 +1,231 @@
+"""BertTokenizer and its two stages on tiny inline vocabularies: behaviour, shapes, contract, bad input."""
+
+from __future__ import annotations
+
+import pytest
+import tensorflow as tf
+from contract import check_contract
+
+import tf_wordpiece as twp
+
+TINY = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hello", "world", "!", ",", "##s", "un", "##aff", "##able",
+        "straße", "strasse", "e", "##e", "日", "本", "[", "]", "mask", "a", "##a"]
+ID = {t: i for i, t in enumerate(TINY)}
+
+
+@pytest.mark.parametrize(
+    "compat, lower_case, text, expected",
+    [
+        ("tf_text", True, "Hello worlds!", [["hello"], ["world", "##s"], ["!"]]),
+        ("hf", True, "Hello worlds!", [["hello"], ["world", "##s"], ["!"]]),
+        ("tf_text", False, "Hello", [["[UNK]"]]),
+        ("tf_text", True, "unaffable,", [["un", "##aff", "##able"], [","]]),
+        ("tf_text", True, "STRASSE straße", [["strasse"], ["strasse"]]),  # NFKC_Casefold: ß -> ss
+        ("hf", True, "STRASSE straße", [["strasse"], ["straße"]]),  # per-character lowercase keeps ß
+        ("tf_text", True, "日本", [["日"], ["本"]]),  # CJK ideographs are words of their own
+        ("hf", True, "日本", [["日"], ["本"]]),
+        ("tf_text", True, "[MASK]", [["["], ["mask"], ["]"]]),  # tensorflow_text splits specials
+        ("hf", True, "[MASK] x[MASK]", [["[MASK]"], ["[UNK]"], ["[MASK]"]]),  # HF matches them as written
+        ("hf", True, "a\x00a", [["a", "##a"]]),  # HF deletes controls: the word joins
+        ("tf_text", True, "a\x00a", [["a"], ["a"]]),  # tensorflow_text turns them into spaces
+        ("tf_text", True, "", []),
+        ("hf", True, " \t\n ", []),
+        ("tf_text", True, "aaaa", [["a", "##a", "##a", "##a"]]),
+    ],
+    ids=lambda v: repr(v)[:30],
+)
+def test_pieces(compat, lower_case, text, expected):
+    tok = twp.BertTokenizer(TINY, compat=compat, lower_case=lower_case, token_out_type=tf.string)
+    got = tok.tokenize([text]).to_list()[0]
+    assert got == [[p.encode() for p in word] for word in expected]
+
+
+@pytest.mark.parametrize("compat", ["tf_text", "hf"])
+def test_contract(compat, tmp_path):
+    tok = twp.BertTokenizer(TINY, compat=compat, lower_case=True)
+    ids = check_contract(tok, ["Hello worlds!", "", "unaffable straße 日本 [MASK]", "  "], tmp_path)
+    assert ids.to_list()[0] == [[ID["hello"]], [ID["world"], ID["##s"]], [ID["!"]]]
+
+
+def test_offsets_point_into_the_original_string():
+    tok = twp.BertTokenizer(TINY, lower_case=True)
+    text = "ÉÉ  Unaffable"
+    _, begin, end = tok.tokenize_with_offsets([text])
+    raw = text.encode("utf-8")
+    pieces = [raw[b:e] for b, e in zip(begin.flat_values.numpy(), end.flat_values.numpy())]
+    assert pieces == ["É".encode(), "É".encode(), b"Un", b"aff", b"able"]
+
+
+def test_normalized_offsets_follow_the_normalized_string():
+    tok = twp.BertTokenizer(TINY, lower_case=True, offsets="normalized")
+    _, begin, end = tok.tokenize_with_offsets(["ÉÉ straße"])
+    # normalized: "ee strasse"; "ee" is e + ##e, "strasse" one piece.
+    assert begin.to_list() == [[[0, 1], [3]]]
+    assert end.to_list() == [[[1, 2], [10]]]
+
+
+@pytest.mark.parametrize(
+    "shape_input, leading_shape",
+    [
+        ("hello world", []),  # a scalar gives [words, pieces]
+        (["hello", "world !"], [2]),
+        ([["hello", "world"], ["!", ""]], [2, 2]),
+    ],
+)
+def test_rank_policy(shape_input, leading_shape):
+    tok = twp.BertTokenizer(TINY, lower_case=True)
+    out = tok.tokenize(shape_input)
+    assert out.shape.rank == len(leading_shape) + 2
+    assert out.shape.as_list()[: len(leading_shape)] == leading_shape
+    flat = tf.reshape(tf.constant(shape_input), [-1])
+    assert out.flat_values.numpy().tolist() == tok.tokenize(flat).flat_values.numpy().tolist()
+
+
+def test_ragged_input_keeps_its_shape():
+    tok = twp.BertTokenizer(TINY, lower_case=True)
+    out = tok.tokenize(tf.ragged.constant([["hello"], ["world", "!"]]))
+    assert out.to_list() == [[[[ID["hello"]]]], [[[ID["world"]]], [[ID["!"]]]]]
+
+
+def test_empty_batch():
+    tok = twp.BertTokenizer(TINY, lower_case=True)
+    ids, begin, end = tok.tokenize_with_offsets(tf.constant([], tf.string))
+    assert ids.shape.as_list()[0] == 0 and begin.shape.as_list()[0] == 0
+
+
+def test_basic_and_wordpiece_stages_compose():
+    tok = twp.BertTokenizer(TINY, lower_case=True, token_out_type=tf.string)
+    words = tok.basic_tokenizer.tokenize(["Hello worlds!"])
+    assert words.to_list() == [[b"hello", b"worlds", b"!"]]
+    pieces = tok.wordpiece_tokenizer.tokenize(words)
+    assert pieces.to_list() == tok.tokenize(["Hello worlds!"]).to_list()
+
+
+def test_wordpiece_offsets_are_bytes_in_the_word():
+    wp = twp.WordpieceTokenizer(TINY, token_out_type=tf.string)
+    pieces, begin, end = wp.tokenize_with_offsets(["unaffable", "zzz"])
+    assert pieces.to_list() == [[b"un", b"##aff", b"##able"], [b"[UNK]"]]
+    assert begin.to_list() == [[0, 2, 5], [0]] and end.to_list() == [[2, 5, 9], [3]]
+
+
+def test_too_long_words_are_unknown():
+    tok = twp.BertTokenizer(TINY, max_bytes_per_word=3, token_out_type=tf.string)
+    assert tok.tokenize(["aaa aaaa"]).to_list() == [[[b"a", b"##a", b"##a"], [b"[UNK]"]]]
+    hf = twp.BertTokenizer(TINY, compat="hf", max_input_chars_per_word=2, token_out_type=tf.string)
+    assert hf.tokenize(["ee eee"]).to_list() == [[[b"e", b"##e"], [b"[UNK]"]]]
+
+
+def test_detokenize_joins_pieces():
+    tok = twp.BertTokenizer(TINY, lower_case=True)
+    ids = tok.tokenize(["Hello unaffable worlds!"])
+    assert tok.detokenize(ids.merge_dims(-2, -1)).to_list() == [[b"hello", b"unaffable", b"worlds", b"!"]]
+    dense = tf.constant([[ID["un"], ID["##aff"], ID["##able"], 999]])
+    assert tok.detokenize(dense).to_list() == [[b"unaffable", b"[UNK]"]]
+
+
+def test_preserve_unused_token():
+    vocab = TINY + ["[unused7]"]
+    tok = twp.BertTokenizer(vocab, lower_case=True, preserve_unused_token=True, token_out_type=tf.string)
+    assert tok.tokenize(["a [unused7] [ unused7 ]"]).to_list() == [
+        [[b"a"], [b"[unused7]"], [b"["], [b"[UNK]"], [b"]"]]
+    ]
+
+
+def test_keep_whitespace():
+    tok = twp.BertTokenizer(TINY + [" "], keep_whitespace=True, token_out_type=tf.string)
+    assert tok.tokenize(["a  a"]).to_list() == [[[b"a"], [b"[UNK]"], [b"a"]]]
+
+
+def test_from_tokenizer_json_matches_vocab(vocab_path):
+    from conftest import TOKENIZER_JSON
+
+    from_json = twp.BertTokenizer.from_tokenizer_json(TOKENIZER_JSON)
+    from_vocab = twp.BertTokenizer(vocab_path, compat="hf", lower_case=True)
+    text = ["Hello [MASK] Wörld, 日本語 ß ﬁ", ""]
+    assert from_json.tokenize(text).to_list() == from_vocab.tokenize(text).to_list()
+    assert from_json.special_tokens == ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+# --- bad input ---------------------------------------------------------------------------------
+
+
+def test_missing_vocab_file(tmp_path):
+    missing = tmp_path / "nope.txt"
+    with pytest.raises(ValueError, match="nope.txt.*does not exist"):
+        twp.BertTokenizer(str(missing))
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("", "is empty"),
+        ("hello\nworld\n", r"lacks \['\[UNK\]'\]"),
+        ("[UNK]\nhello\nhello\n", "duplicate token.*'hello' at ids 1 and 2"),
+    ],
+)
+def test_bad_vocab_file(tmp_path, content, message):
+    path = tmp_path / "vocab.txt"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ValueError, match=message) as info:
+        twp.BertTokenizer(str(path))
+    assert "vocab.txt" in str(info.value)
+
+
+def test_vocab_file_not_utf8(tmp_path):
+    path = tmp_path / "vocab.txt"
+    path.write_bytes(b"[UNK]\n\xff\xfe\n")
+    with pytest.raises(ValueError, match="not valid UTF-8"):
+        twp.BertTokenizer(str(path))
+
+
+def test_vocab_file_with_crlf(tmp_path):
+    path = tmp_path / "vocab.txt"
+    path.write_bytes(b"[UNK]\r\nhello\r\n")
+    tok = twp.BertTokenizer(str(path), token_out_type=tf.string)
+    assert tok.tokenize(["hello"]).to_list() == [[[b"hello"]]]
+
+
+def test_vocab_table_input():
+    table = tf.lookup.StaticHashTable(
+        tf.lookup.KeyValueTensorInitializer(TINY, tf.range(len(TINY), dtype=tf.int64)), default_value=-1
+    )
+    tok = twp.BertTokenizer(table, lower_case=True)
+    assert tok.tokenize(["hello"]).to_list() == [[[ID["hello"]]]]
+
+
+@pytest.mark.parametrize("bad", [[1, 2, 3], tf.constant([1.0]), 3])
+def test_non_string_input_is_type_error(bad):
+    tok = twp.BertTokenizer(TINY)
+    with pytest.raises(TypeError, match="strings"):
+        tok.tokenize(bad)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(compat="spacy"), "compat: expected one of"),
+        (dict(offsets="chars"), "offsets: expected one of"),
+        (dict(compat="tf_text", strip_accents=True), "strip_accents=True: only for compat='hf'"),
+        (dict(compat="hf", keep_whitespace=True), "keep_whitespace=True: only for compat='tf_text'"),
+        (dict(lower_case=True, normalization_form="NFC"), "normalization_form"),
+        (dict(unknown_token="<unk>"), "lacks"),
+        (dict(special_tokens=["<s>"]), "special_tokens"),
+        (dict(token_out_type=tf.float32), "token_out_type"),
+    ],
+)
+def test_bad_arguments(kwargs, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        twp.BertTokenizer(TINY, **kwargs)
+
+
+def test_vocab_of_wrong_type():
+    with pytest.raises(TypeError, match="vocab"):
+        twp.BertTokenizer(42)
+    with pytest.raises(TypeError, match="every token must be a str"):
+        twp.BertTokenizer(["[UNK]", 3])
+
+
+def test_negative_ids_in_detokenize():
+    tok = twp.BertTokenizer(TINY)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="ids must be >= 0"):
+        tok.detokenize(tf.constant([[-1]]))
