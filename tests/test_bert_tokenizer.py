@@ -111,6 +111,8 @@ def test_wordpiece_offsets_are_bytes_in_the_word():
 def test_too_long_words_are_unknown():
     tok = twp.BertTokenizer(TINY, max_bytes_per_word=3, token_out_type=tf.string)
     assert tok.tokenize(["aaa aaaa"]).to_list() == [[[b"a", b"##a", b"##a"], [b"[UNK]"]]]
+    # The limit applies to whole-word vocabulary entries too.
+    assert tok.tokenize(["hello"]).to_list() == [[[b"[UNK]"]]]
     hf = twp.BertTokenizer(TINY, compat="hf", max_input_chars_per_word=2, token_out_type=tf.string)
     assert hf.tokenize(["ee eee"]).to_list() == [[[b"e", b"##e"], [b"[UNK]"]]]
 

@@ -8,6 +8,8 @@ composed in Python at construction and applied in the graph with gathers.
 
 from __future__ import annotations
 
+import functools
+
 from typing import Iterable
 
 import numpy as np
@@ -48,9 +50,10 @@ class Normalizer:
         lengths = [1] + [len(out) for out in outputs]
         values = [0] + [c for out in outputs for c in out]
         self._row_of = ut.CodePointLookup(dense)
-        self._lengths = tf.constant(lengths, tf.int32)
-        self._starts = tf.constant(np.cumsum([0] + lengths[:-1]), tf.int32)
-        self._values = tf.constant(values, tf.int32)
+        with tf.init_scope():  # eager constants, even when built inside a tf.function
+            self._lengths = tf.constant(lengths, tf.int32)
+            self._starts = tf.constant(np.cumsum([0] + lengths[:-1]), tf.int32)
+            self._values = tf.constant(values, tf.int32)
         self.is_identity = not outputs
 
     def normalize(self, code_points: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
@@ -78,6 +81,7 @@ def _apply(table: dict[int, tuple[int, ...]], seq: Iterable[int]) -> tuple[int, 
     return tuple(c for ch in seq for c in table.get(ch, (ch,)))
 
 
+@functools.cache  # the tables are immutable; tokenizers with the same options share them
 def tf_text_normalizer(*, lower_case: bool, normalization_form: str | None) -> Normalizer:
     """tensorflow_text's BasicTokenizer normalization, then `\\p{Cc}|\\p{Cf}` -> space.
 
@@ -97,6 +101,7 @@ def tf_text_normalizer(*, lower_case: bool, normalization_form: str | None) -> N
     return Normalizer(replacements, filled=[(control, (SPACE,))])
 
 
+@functools.cache  # the tables are immutable; tokenizers with the same options share them
 def hf_normalizer(*, clean_text: bool, strip_accents: bool, lowercase: bool) -> Normalizer:
     """Hugging Face BertNormalizer (its Chinese-character spacing is a pre-tokenizer class here).
 

@@ -7,6 +7,8 @@ word of its own). The learner and the tokenizer share this one splitter.
 
 from __future__ import annotations
 
+import functools
+
 from typing import NamedTuple
 
 import numpy as np
@@ -63,6 +65,7 @@ class PreTokenizer:
         return WordSpans(kept, tf.concat([word_starts, tf.shape(kept, out_type=tf.int64)], 0))
 
 
+@functools.cache  # the tables are immutable; tokenizers with the same options share them
 def tf_text_pre_tokenizer(*, keep_whitespace: bool = False) -> PreTokenizer:
     """tensorflow_text's split: RE2 `\\s` separates; ASCII punctuation, `\\p{P}` and CJK isolate."""
     tables = ut.peer_tables()["tf_text"]
@@ -73,6 +76,7 @@ def tf_text_pre_tokenizer(*, keep_whitespace: bool = False) -> PreTokenizer:
     )
 
 
+@functools.cache  # the tables are immutable; tokenizers with the same options share them
 def hf_pre_tokenizer(*, handle_chinese_chars: bool = True) -> PreTokenizer:
     """Hugging Face BertPreTokenizer, plus BertNormalizer's spaces around CJK ideographs."""
     tables = ut.peer_tables()["hf"]

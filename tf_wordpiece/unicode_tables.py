@@ -70,8 +70,9 @@ class CodePointLookup:
             raise ValueError(f"dense table must have shape ({NUM_CODE_POINTS},), got {dense.shape}")
         pages = dense.astype(np.int32).reshape(-1, _PAGE_SIZE)
         unique_pages, page_of = np.unique(pages, axis=0, return_inverse=True)
-        self._page_index = tf.constant(page_of.reshape(-1).astype(np.int32))
-        self._pages = tf.constant(unique_pages.reshape(-1))
+        with tf.init_scope():  # eager constants, even when built inside a tf.function
+            self._page_index = tf.constant(page_of.reshape(-1).astype(np.int32))
+            self._pages = tf.constant(unique_pages.reshape(-1))
 
     def __call__(self, code_points: tf.Tensor) -> tf.Tensor:
         """int32 code points of any shape (each in [0, 0x10FFFF]) -> int32 values."""

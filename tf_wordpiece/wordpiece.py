@@ -148,7 +148,7 @@ class WordpieceTokenizer(tf.Module):
         too_long &= forced < 0
         whole = tf.where(forced >= 0, forced, self.vocab.table.lookup(words))
         single = (whole >= 0) | too_long
-        single_id = tf.where(whole >= 0, whole, self.unknown_id)
+        single_id = tf.where((whole >= 0) & ~too_long, whole, self.unknown_id)
 
         todo = tf.cast(tf.reshape(tf.where(~single & (n_chars > 0)), [-1]), tf.int32)
         walk_word, walk_begin, walk_end, walk_ids, failed = self._max_match(
