@@ -164,7 +164,9 @@ class BertTokenizer(tf.Module):
         strings = _as_strings(strings, "strings")
         flat = strings.flat_values if isinstance(strings, tf.RaggedTensor) else tf.reshape(strings, [-1])
         words = self.basic_tokenizer.split(flat)
-        forced = tf.where(words.added >= 0, tf.gather(self._special_ids, tf.maximum(words.added, 0)), -1)
+        forced = None
+        if self.special_tokens:
+            forced = tf.where(words.added >= 0, tf.gather(self._special_ids, tf.maximum(words.added, 0)), -1)
         pieces = self.wordpiece_tokenizer.tokenize_flat(words.text, forced)
         if self.offsets == "original":
             char_begin, char_end = words.begin, words.end
@@ -179,7 +181,7 @@ class BertTokenizer(tf.Module):
             end = end.with_flat_values(tf.where(too_long, begin.flat_values + unknown_length, end.flat_values))
         ids = self.wordpiece_tokenizer.to_output_type(pieces.ids)
         nrows = tf.size(flat, out_type=tf.int64)
-        outputs = [tf.RaggedTensor.from_value_rowids(t, words.row, nrows=nrows) for t in (ids, begin, end)]
+        outputs = [tf.RaggedTensor.from_value_rowids(t, words.row, nrows=nrows, validate=False) for t in (ids, begin, end)]
         if isinstance(strings, tf.RaggedTensor):
             return tuple(strings.with_flat_values(t) for t in outputs)
         return tuple(restore_shape(t, strings) for t in outputs)

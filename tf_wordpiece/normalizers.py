@@ -68,13 +68,20 @@ class Normalizer:
         """
         row = tf.where(code_points < 0, 0, self._row_of(tf.maximum(code_points, 0)))
         lengths = tf.gather(self._lengths, row)
-        source = tf.repeat(tf.range(tf.size(code_points)), lengths)
-        first_output = tf.cumsum(lengths, exclusive=True)
-        within = tf.range(tf.size(source)) - tf.gather(first_output, source)
-        source_row = tf.gather(row, source)
-        replaced = tf.gather(self._values, tf.gather(self._starts, source_row) + within)
-        normalized = tf.where(source_row == 0, tf.gather(code_points, source), replaced)
-        return normalized, source
+
+        def one_to_one():  # the common case (e.g. English): no expansion or deletion
+            replaced = tf.gather(self._values, tf.gather(self._starts, row))
+            return tf.where(row == 0, code_points, replaced), tf.range(tf.size(code_points))
+
+        def expand():
+            source = tf.repeat(tf.range(tf.size(code_points)), lengths)
+            first_output = tf.cumsum(lengths, exclusive=True)
+            within = tf.range(tf.size(source)) - tf.gather(first_output, source)
+            source_row = tf.gather(row, source)
+            replaced = tf.gather(self._values, tf.gather(self._starts, source_row) + within)
+            return tf.where(source_row == 0, tf.gather(code_points, source), replaced), source
+
+        return tf.cond(tf.reduce_all(lengths == 1), one_to_one, expand)
 
 
 def _apply(table: dict[int, tuple[int, ...]], seq: Iterable[int]) -> tuple[int, ...]:

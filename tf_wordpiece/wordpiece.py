@@ -127,19 +127,23 @@ class WordpieceTokenizer(tf.Module):
         """
         if forced_ids is None:
             forced_ids = tf.fill(tf.shape(words), tf.constant(-1, tf.int64))
-        keys = tf.where(forced_ids >= 0, tf.strings.join([_FORCED_KEY, tf.strings.as_string(forced_ids)]), words)
+            keys = words
+        else:
+            keys = tf.where(forced_ids >= 0, tf.strings.join([_FORCED_KEY, tf.strings.as_string(forced_ids)]), words)
         unique_keys, index = tf.unique(keys)
         first = tf.math.unsorted_segment_min(tf.range(tf.size(keys)), index, tf.size(unique_keys))
         pieces = self._tokenize_unique(tf.gather(words, first), tf.gather(forced_ids, first))
         return Pieces(*(tf.gather(t, index) for t in pieces))
 
     def _tokenize_unique(self, words: tf.Tensor, forced: tf.Tensor) -> Pieces:
-        _, char_starts = tf.strings.unicode_decode_with_offsets(
-            words, "UTF-8", errors="replace", replacement_char=0xFFFD
+        # Character boundaries [w, chars + 1]: decoding each word with one extra
+        # character appended also yields the offset of the word's end.
+        _, bounds = tf.strings.unicode_decode_with_offsets(
+            tf.strings.join([words, "\x00"]), "UTF-8", errors="replace", replacement_char=0xFFFD
         )
+        bounds = tf.cast(bounds, tf.int32)
         n_bytes = tf.strings.length(words)
-        bounds = tf.concat([tf.cast(char_starts, tf.int32), tf.expand_dims(n_bytes, 1)], axis=1)  # [w, chars+1]
-        n_chars = tf.cast(char_starts.row_lengths(), tf.int32)
+        n_chars = tf.cast(bounds.row_lengths(), tf.int32) - 1
         too_long = tf.zeros_like(n_chars, tf.bool)
         if self.max_bytes_per_word is not None:
             too_long |= n_bytes > self.max_bytes_per_word
@@ -163,10 +167,11 @@ class WordpieceTokenizer(tf.Module):
         order = tf.argsort(word_of, stable=True)
         word_of = tf.gather(word_of, order)
 
+        counts = tf.math.unsorted_segment_sum(tf.ones_like(word_of, tf.int64), word_of, tf.size(words))
+        row_splits = tf.concat([[0], tf.cumsum(counts)], 0)
+
         def per_word(values):
-            return tf.RaggedTensor.from_value_rowids(
-                tf.gather(values, order), tf.cast(word_of, tf.int64), nrows=tf.size(words, out_type=tf.int64)
-            )
+            return tf.RaggedTensor.from_row_splits(tf.gather(values, order), row_splits, validate=False)
 
         begin, end = per_word(begin), per_word(end)
         return Pieces(per_word(ids), begin, end, gather_in_rows(bounds, begin), gather_in_rows(bounds, end), too_long)
@@ -197,7 +202,7 @@ class WordpieceTokenizer(tf.Module):
         if self._suffix_table is not None:
             cand_id = tf.where(cand_start > 0, self._suffix_table.lookup(text), cand_id)
         else:
-            cand_id = tf.where(cand_start > 0, -1, cand_id)
+            cand_id = tf.where(cand_start > 0, tf.constant(-1, tf.int64), cand_id)
         num_segs = tf.size(seg_word)
         best_end = tf.math.unsorted_segment_max(tf.where(cand_id >= 0, cand_end, -1), cand_seg, num_segs)
         seg_first_cand = tf.cumsum(seg_count, exclusive=True)

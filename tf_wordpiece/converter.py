@@ -1,0 +1,146 @@
+"""Building and saving the tutorial's `ted_hrlr_translate_pt_en_converter` SavedModel.
+
+The vocabularies are learned with tensorflow_text's `bert_vocab_from_dataset`
+until our own learner lands (issue "Vocabulary learner"); only this export step
+needs tensorflow_text, the saved model does not.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import tempfile
+import time
+from importlib import resources
+from typing import Iterable, Sequence
+
+import tensorflow as tf
+from tqdm import tqdm
+
+from tf_wordpiece.module import CustomTokenizer
+
+RESERVED_TOKENS = ["[PAD]", "[UNK]", "[START]", "[END]"]
+EMBEDDED_CORPUS = "pt_en_sample.tsv"  # Debian 12 gettext catalogs, pt/en pairs; see README
+
+
+def embedded_pairs() -> list[tuple[str, str]]:
+    """The (pt, en) pairs shipped in the package (header line skipped)."""
+    text = (resources.files("tf_wordpiece") / "data" / EMBEDDED_CORPUS).read_text(encoding="utf-8")
+    return read_tsv_pairs(text.splitlines()[1:], source=EMBEDDED_CORPUS)
+
+
+def read_tsv_pairs(lines: Iterable[str], *, source: str) -> list[tuple[str, str]]:
+    pairs = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) != 2:
+            raise ValueError(f"{source}: line {number} has {len(fields)} tab-separated fields, expected 2 (pt<TAB>en)")
+        pairs.append((fields[0], fields[1]))
+    return pairs
+
+
+def tsv_file_pairs(paths: Sequence[str]) -> list[tuple[str, str]]:
+    pairs = []
+    for path in paths:
+        try:
+            text = pathlib.Path(path).read_text(encoding="utf-8")
+        except OSError as e:
+            raise ValueError(f"--input: cannot read {path!r}: {e.strerror}") from None
+        pairs += read_tsv_pairs(text.splitlines(), source=path)
+    if not pairs:
+        raise ValueError(f"--input: no pt<TAB>en pairs in {list(paths)}")
+    return pairs
+
+
+def tfds_pairs(name: str = "ted_hrlr_translate/pt_to_en", split: str = "train") -> list[tuple[str, str]]:
+    """Pairs from TensorFlow Datasets, when the dataset is already in the user's data dir."""
+    try:
+        import tensorflow_datasets as tfds
+    except ImportError:
+        raise ValueError("--tfds: tensorflow-datasets is not installed (pip install tensorflow-datasets)") from None
+    try:
+        dataset = tfds.load(name, split=split, as_supervised=True, download=False)
+    except Exception as e:  # tfds raises several types for "not prepared"
+        raise ValueError(f"--tfds: {name} is not available in the TFDS data dir ({e}); download it first") from None
+    return [(pt.decode("utf-8"), en.decode("utf-8")) for pt, en in tfds.as_numpy(dataset)]
+
+
+def learn_vocab(sentences: list[str], *, vocab_size: int, lower_case: bool = True) -> list[str]:
+    """The tutorial's vocabulary learning (tensorflow_text's learner stands in for ours)."""
+    try:
+        from tensorflow_text.tools.wordpiece_vocab import bert_vocab_from_dataset as bert_vocab
+    except ImportError:
+        raise ValueError(
+            "learning a vocabulary needs tensorflow-text until tf_wordpiece's learner lands: "
+            'pip install -e ".[oracles]"'
+        ) from None
+    dataset = tf.data.Dataset.from_tensor_slices(sentences).batch(1000).prefetch(2)
+    return bert_vocab.bert_vocab_from_dataset(
+        dataset, vocab_size=vocab_size, reserved_tokens=RESERVED_TOKENS,
+        bert_tokenizer_params=dict(lower_case=lower_case), learn_params={},
+    )
+
+
+class Converter(tf.Module):
+    """The tutorial's two-language module: `.pt` and `.en` CustomTokenizers."""
+
+    def __init__(self, pt_vocab: str, en_vocab: str, **tokenizer_params):
+        super().__init__()
+        self.pt = CustomTokenizer(RESERVED_TOKENS, pt_vocab, **tokenizer_params)
+        self.en = CustomTokenizer(RESERVED_TOKENS, en_vocab, **tokenizer_params)
+
+
+def save_atomically(module: tf.Module, out_dir: str, *, overwrite: bool = False, signatures=None) -> None:
+    """Saves into a sibling temporary folder, then renames it into place.
+
+    An existing model is replaced only with `overwrite`, and only once the new
+    one is complete, so an interrupted export never leaves a partial model.
+    """
+    out = pathlib.Path(out_dir).resolve()
+    if out.exists() and not overwrite:
+        raise FileExistsError(f"--out: {out} exists; pass --overwrite to replace it")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = pathlib.Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        tf.saved_model.save(module, str(staging / "model"), signatures=signatures)
+        if out.exists():
+            retired = pathlib.Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
+            out.rename(retired / "model")
+            (staging / "model").rename(out)
+            shutil.rmtree(retired, ignore_errors=True)
+        else:
+            (staging / "model").rename(out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def export_converter(out_dir: str, pairs: list[tuple[str, str]], *, vocab_size: int = 8000,
+                     overwrite: bool = False, make_zip: bool = True) -> dict:
+    """Learns both vocabularies, builds the Converter, saves it (and a .zip). Returns timings."""
+    out = pathlib.Path(out_dir).resolve()
+    if out.exists() and not overwrite:
+        raise FileExistsError(f"--out: {out} exists; pass --overwrite to replace it")
+    if not pairs:
+        raise ValueError("corpus: no sentence pairs")
+    summary: dict = {"pairs": len(pairs)}
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as work:
+        vocab_paths = {}
+        for index, language in enumerate(tqdm(["pt", "en"], desc="learning vocabularies")):
+            vocab = learn_vocab([pair[index] for pair in pairs], vocab_size=vocab_size)
+            path = os.path.join(work, f"{language}_vocab.txt")
+            pathlib.Path(path).write_text("\n".join(vocab) + "\n", encoding="utf-8")
+            vocab_paths[language] = path
+            summary[f"{language}_vocab_size"] = len(vocab)
+        summary["learn_seconds"] = time.perf_counter() - start
+        start = time.perf_counter()
+        converter = Converter(vocab_paths["pt"], vocab_paths["en"], lower_case=True)
+        save_atomically(converter, str(out), overwrite=overwrite)
+    summary["export_seconds"] = time.perf_counter() - start
+    if make_zip:
+        summary["zip"] = shutil.make_archive(str(out), "zip", root_dir=out.parent, base_dir=out.name)
+    summary["size_bytes"] = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    return summary

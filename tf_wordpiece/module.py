@@ -1,0 +1,210 @@
+"""CustomTokenizer: TensorFlow's subword-tutorial tokenizer module, in core ops only.
+
+The SavedModel it exports loads with `tf.saved_model.load` where tensorflow_text
+is not installed, and its `serving_default` signature serves from stock TF Serving.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Sequence
+
+import tensorflow as tf
+
+from tf_wordpiece.bert_tokenizer import BertTokenizer
+from tf_wordpiece.vocab import read_vocab_file
+
+REQUIRED_RESERVED = ("[START]", "[END]", "[UNK]")
+STRING_BATCH = tf.TensorSpec([None], tf.string)
+DENSE_IDS = tf.TensorSpec([None, None], tf.int64)
+RAGGED_IDS = tf.RaggedTensorSpec([None, None], tf.int64)
+
+
+class CustomTokenizer(tf.Module):
+    """The subword tutorial's tokenizer: BERT WordPiece plus [START]/[END], as a tf.Module.
+
+    Signatures (all traced at construction, so a SavedModel has them):
+      tokenize(string [batch]) -> int64 RaggedTensor [batch, tokens], words and
+        pieces merged, `[START]` first and `[END]` last.
+      detokenize(int64 [batch, tokens], dense or ragged) -> string [batch]:
+        pieces rejoined into words, reserved tokens except `[UNK]` dropped, words
+        joined by one space.
+      lookup(int64 [batch, tokens], dense or ragged) -> the token strings.
+      get_vocab_size(), get_vocab_path() (a SavedModel asset), get_reserved_tokens().
+      serving(string [batch]) -> {"token_ids": int64 [batch, longest] padded with 0,
+        "lengths": int64 [batch]}: the `serving_default` signature.
+      bert_pack_inputs(string [batch]) and bert_pack_pair_inputs(string [batch],
+        string [batch]) -> {"input_word_ids", "input_mask", "input_type_ids"},
+        int32 [batch, seq_length], segments trimmed round-robin like
+        `tensorflow_text.RoundRobinTrimmer`, `[CLS] a [SEP] (b [SEP])` when the
+        vocabulary has [CLS]/[SEP], else `[START]`/`[END]`.
+
+    Args:
+      reserved_tokens: must include "[START]", "[END]" and "[UNK]", all in the vocabulary.
+      vocab_path: vocab.txt (line n is id n).
+      seq_length: the fixed length of the BERT inputs. Defaults to 128.
+      **tokenizer_params: BertTokenizer options (e.g. lower_case=True, compat="hf").
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "vocab.txt"
+    >>> _ = path.write_text("[PAD]\\n[UNK]\\n[START]\\n[END]\\nhello\\nworld\\n!\\n")
+    >>> tok = CustomTokenizer(["[PAD]", "[UNK]", "[START]", "[END]"], str(path), lower_case=True)
+    >>> ids = tok.tokenize(tf.constant(["Hello World!"]))
+    >>> ids.to_list()
+    [[2, 4, 5, 6, 3]]
+    >>> tok.detokenize(ids).numpy().tolist()
+    [b'hello world !']
+    """
+
+    def __init__(self, reserved_tokens: Sequence[str], vocab_path: str | os.PathLike, *, seq_length: int = 128,
+                 **tokenizer_params):
+        super().__init__()
+        reserved_tokens = list(reserved_tokens)
+        missing = [t for t in REQUIRED_RESERVED if t not in reserved_tokens]
+        if missing:
+            raise ValueError(f"reserved_tokens: {reserved_tokens} lacks {missing}; the tutorial's module needs them")
+        if not isinstance(seq_length, int) or seq_length < 3:
+            raise ValueError(f"seq_length: expected an int >= 3, got {seq_length!r}")
+        vocab = read_vocab_file(vocab_path)
+        absent = [t for t in reserved_tokens if t not in set(vocab)]
+        if absent:
+            raise ValueError(f"reserved_tokens: {absent} not in the vocab file {os.fspath(vocab_path)!r}; add them")
+        self.tokenizer = BertTokenizer(vocab, **tokenizer_params)
+        self._reserved_tokens = reserved_tokens
+        self._vocab_path = tf.saved_model.Asset(os.fspath(vocab_path))
+        self.vocab = tf.Variable(vocab, trainable=False, name="vocab")
+        ids = {t: i for i, t in enumerate(vocab)}
+        self._start, self._end = ids["[START]"], ids["[END]"]
+        self._cls = ids.get("[CLS]", self._start)
+        self._sep = ids.get("[SEP]", self._end)
+        self._pad = ids.get("[PAD]", 0)
+        self.seq_length = seq_length
+        # Bad-token pattern for detokenize: every reserved token but [UNK].
+        self._drop_pattern = "|".join(re.escape(t) for t in reserved_tokens if t != "[UNK]") or "(?!)"
+
+        self.tokenize.get_concrete_function(STRING_BATCH)
+        for spec in (DENSE_IDS, RAGGED_IDS):
+            self.detokenize.get_concrete_function(spec)
+            self.lookup.get_concrete_function(spec)
+        self.get_vocab_size.get_concrete_function()
+        self.get_vocab_path.get_concrete_function()
+        self.get_reserved_tokens.get_concrete_function()
+
+    @tf.function(input_signature=[STRING_BATCH])
+    def tokenize(self, strings):
+        pieces = self.tokenizer.tokenize(strings).merge_dims(-2, -1)
+        batch = pieces.bounding_shape()[0]
+        starts = tf.fill([batch, 1], tf.constant(self._start, tf.int64))
+        ends = tf.fill([batch, 1], tf.constant(self._end, tf.int64))
+        return tf.concat([starts, tf.cast(pieces, tf.int64), ends], axis=1)
+
+    @tf.function
+    def detokenize(self, tokenized):
+        self._check_ids(tokenized)
+        words = self.tokenizer.detokenize(tokenized)
+        keep = ~tf.strings.regex_full_match(words, self._drop_pattern)
+        return tf.strings.reduce_join(tf.ragged.boolean_mask(words, keep), separator=" ", axis=-1)
+
+    @tf.function
+    def lookup(self, token_ids):
+        self._check_ids(token_ids)
+        if isinstance(token_ids, tf.RaggedTensor):
+            return tf.ragged.map_flat_values(tf.gather, self.vocab, token_ids)
+        return tf.gather(self.vocab, token_ids)
+
+    @tf.function(input_signature=[])
+    def get_vocab_size(self):
+        return tf.shape(self.vocab)[0]
+
+    @tf.function(input_signature=[])
+    def get_vocab_path(self):
+        return self._vocab_path
+
+    @tf.function(input_signature=[])
+    def get_reserved_tokens(self):
+        return tf.constant(self._reserved_tokens)
+
+    @tf.function(input_signature=[STRING_BATCH])
+    def serving(self, strings):
+        ids = self.tokenize(strings)
+        return {"token_ids": ids.to_tensor(default_value=self._pad), "lengths": ids.row_lengths()}
+
+    @tf.function(input_signature=[STRING_BATCH])
+    def bert_pack_inputs(self, strings):
+        return self._pack([self._segment(strings)])
+
+    @tf.function(input_signature=[STRING_BATCH, STRING_BATCH])
+    def bert_pack_pair_inputs(self, first, second):
+        return self._pack([self._segment(first), self._segment(second)])
+
+    def signatures(self) -> dict:
+        """The signatures to pass to tf.saved_model.save."""
+        return {
+            "serving_default": self.serving.get_concrete_function(),
+            "bert_pack_inputs": self.bert_pack_inputs.get_concrete_function(),
+            "bert_pack_pair_inputs": self.bert_pack_pair_inputs.get_concrete_function(),
+        }
+
+    def _segment(self, strings):
+        return tf.cast(self.tokenizer.tokenize(strings).merge_dims(-2, -1), tf.int64)
+
+    def _pack(self, segments):
+        budget = self.seq_length - 1 - len(segments)  # [CLS] and one [SEP] per segment
+        segments = round_robin_trim(segments, budget)
+        batch = segments[0].bounding_shape()[0]
+        parts, types = [tf.fill([batch, 1], tf.constant(self._cls, tf.int64))], [tf.zeros([batch, 1], tf.int64)]
+        for type_id, segment in enumerate(segments):
+            sep = tf.fill([batch, 1], tf.constant(self._sep, tf.int64))
+            piece = tf.concat([segment, sep], axis=1)
+            parts.append(piece)
+            types.append(tf.ones_like(piece) * type_id)
+        ids = tf.concat(parts, axis=1)
+        shape = [batch, self.seq_length]
+        return {
+            "input_word_ids": tf.cast(ids.to_tensor(default_value=self._pad, shape=shape), tf.int32),
+            "input_mask": tf.cast(tf.ones_like(ids).to_tensor(shape=shape), tf.int32),
+            "input_type_ids": tf.cast(tf.concat(types, axis=1).to_tensor(shape=shape), tf.int32),
+        }
+
+    def _check_ids(self, ids):
+        values = ids.flat_values if isinstance(ids, tf.RaggedTensor) else ids
+        size = tf.cast(tf.shape(self.vocab)[0], values.dtype)
+        tf.debugging.assert_non_negative(values, message="token ids must be >= 0")
+        tf.debugging.assert_less(values, size, message="token ids must be < the vocabulary size")
+
+
+def round_robin_trim(segments: list[tf.RaggedTensor], budget: int) -> list[tf.RaggedTensor]:
+    """Keeps at most `budget` tokens per row across segments, taking one from each in turn.
+
+    Like tensorflow_text.RoundRobinTrimmer: every segment keeps min(its length,
+    L) for the largest fair level L that fits, and the tokens left over go one
+    each to the first segments that have more.
+
+    >>> a, b = tf.ragged.constant([[1, 2, 3, 4, 5]]), tf.ragged.constant([[6, 7]])
+    >>> [t.to_list() for t in round_robin_trim([a, b], 5)]
+    [[[1, 2, 3]], [[6, 7]]]
+    >>> [t.to_list() for t in round_robin_trim([a, a], 5)]
+    [[[1, 2, 3]], [[1, 2]]]
+    """
+    lengths = tf.stack([s.row_lengths() for s in segments], axis=1)  # [batch, segments]
+    rounds = int(budget).bit_length() + 1  # binary search for the level
+    budget = tf.constant(budget, tf.int64)
+    low = tf.zeros_like(lengths[:, 0])
+    high = tf.fill(tf.shape(low), budget)
+    for _ in range(rounds):
+        mid = (low + high + 1) // 2
+        fits = tf.reduce_sum(tf.minimum(lengths, mid[:, None]), axis=1) <= budget
+        low, high = tf.where(fits, mid, low), tf.where(fits, high, mid - 1)
+    keep = tf.minimum(lengths, low[:, None])
+    left = budget - tf.reduce_sum(keep, axis=1)
+    longer = lengths > keep
+    rank = tf.cumsum(tf.cast(longer, tf.int64), axis=1, exclusive=True)
+    keep += tf.cast(longer & (rank < left[:, None]), tf.int64)
+    return [_head(s, keep[:, i]) for i, s in enumerate(segments)]
+
+
+def _head(rt: tf.RaggedTensor, lengths: tf.Tensor) -> tf.RaggedTensor:
+    """The first `lengths[i]` values of each row."""
+    mask = tf.ragged.range(rt.row_lengths()) < tf.expand_dims(lengths, 1)
+    return tf.ragged.boolean_mask(rt, mask)
