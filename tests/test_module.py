@@ -54,8 +54,9 @@ def cleanup_text(reserved_tokens, token_txt):
 def test_matches_tensorflow_text_on_the_pt_en_sample(module, tutorial_vocab, english):
     peer = text.BertTokenizer(tutorial_vocab, lower_case=True)
     start, end = module._start, module._end
-    for i in range(0, len(english), 2000):
-        batch = tf.constant(english[i : i + 2000])
+    both = english + [pt for pt, _ in converter.embedded_pairs()]
+    for i in range(0, len(both), 2000):
+        batch = tf.constant(both[i : i + 2000])
         ids = module.tokenize(batch)
         words = peer.tokenize(batch).merge_dims(-2, -1)
         expected = [[start, *row, end] for row in words.to_list()]
@@ -122,6 +123,10 @@ def test_saved_model_moves_loads_without_tensorflow_text_and_has_core_ops_only(m
             "detok": m.detokenize(ids).numpy()[0].decode(),
             "dense_detok": m.detokenize(ids.to_tensor()).numpy()[0].decode(),
             "lookup": [t.decode() for t in m.lookup(ids).to_list()[0]],
+            "dense_lookup": [t.decode() for t in m.lookup(ids.to_tensor()).numpy()[0]],
+            "reserved": [t.decode() for t in m.get_reserved_tokens().numpy()],
+            "pair": m.signatures["bert_pack_pair_inputs"](first=tf.constant(["Hello"]), second=tf.constant(["!"]))[
+                "input_type_ids"].numpy()[0][:6].tolist(),
             "vocab_path": m.get_vocab_path().numpy().decode(),
             "size": int(m.get_vocab_size()),
             "serving": serve["token_ids"].numpy().tolist(),
@@ -137,7 +142,9 @@ def test_saved_model_moves_loads_without_tensorflow_text_and_has_core_ops_only(m
     want = module.tokenize(tf.constant(["Hello TensorFlow!"])).to_list()
     assert got["ids"] == want
     assert got["detok"] == got["dense_detok"] == "hello tensorflow !"
-    assert got["lookup"] == ["[START]", "hello", "tensor", "##flow", "!", "[END]"]
+    assert got["lookup"] == got["dense_lookup"] == ["[START]", "hello", "tensor", "##flow", "!", "[END]"]
+    assert got["reserved"] == RESERVED
+    assert got["pair"] == [0, 0, 0, 1, 1, 0]
     assert got["vocab_path"].startswith(str(moved)) and os.path.isfile(got["vocab_path"])
     assert got["size"] == 30522 and got["not_core"] == [] and got["tensorflow_text"] is False
     assert got["serving"] == [[module._start, 7592, module._end]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 
 import tensorflow as tf
@@ -51,3 +52,21 @@ def test_reference_on_hard_strings(vocab_tokens, hard_strings):
         want = [reference.tokenize(s) for s in hard_strings]
         bad = [(s, g, w) for s, g, w in zip(hard_strings, got, want) if g != w]
         assert not bad, f"{compat}: {len(bad)} differ; first: {bad[:2]}"
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(batch=st.lists(st.text(alphabet="abcd[x] A", max_size=20), min_size=1, max_size=4))
+def test_added_tokens_leftmost_longest(batch):
+    """Overlapping added tokens resolve leftmost-longest, as Hugging Face's matcher does."""
+    graph, reference = _added_token_tokenizers()
+    assert graph.tokenize(batch).to_list() == [reference.tokenize(s) for s in batch]
+
+
+@functools.cache
+def _added_token_tokenizers():
+    tokens = ["[UNK]", "ab", "abc", "bcd", "[x]", "a", "b", "c", "d", "##a", "##b", "##c", "##d", "[", "]", "x"]
+    specials = ["ab", "abc", "bcd", "[x]"]
+    return (
+        twp.BertTokenizer(tokens, compat="hf", lower_case=True, special_tokens=specials),
+        ReferenceBertTokenizer(tokens, compat="hf", lower_case=True, special_tokens=specials),
+    )

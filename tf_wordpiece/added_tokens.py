@@ -42,32 +42,38 @@ class AddedTokens:
         """code_points: int32 [n]; rows: int32 [n] string index of each (non-decreasing)."""
         n = tf.size(code_points)
         position = tf.range(n)
-        best_token = tf.fill([n], -1)
-        best_length = tf.zeros([n], tf.int32)
+        # Only positions holding the first character of some token can start a
+        # match; the full comparison runs on those few positions alone.
+        is_first = tf.zeros([n], tf.bool)
+        for first in sorted({token[0] for token in self.tokens}):
+            is_first |= code_points == ord(first)
+        candidates = tf.cast(tf.reshape(tf.where(is_first), [-1]), tf.int32)
+        best_token = tf.fill(tf.shape(candidates), -1)
+        best_length = tf.zeros_like(candidates)
         for index, token in enumerate(self.tokens):
-            hit = self._occurrences(token, code_points, rows)
+            hit = self._occurs_at(token, candidates, code_points, rows)
             longer = hit & (len(token) > best_length)
             best_token = tf.where(longer, index, best_token)
             best_length = tf.where(longer, len(token), best_length)
-        candidates = tf.cast(tf.reshape(tf.where(best_token >= 0), [-1]), tf.int32)
-        accepted = _leftmost_non_overlapping(candidates, tf.gather(best_length, candidates))
-        starts = tf.boolean_mask(candidates, accepted)
-        lengths = tf.gather(best_length, starts)
-        token = tf.tensor_scatter_nd_update(tf.fill([n], -1), starts[:, None], tf.gather(best_token, starts))
+        found = best_token >= 0
+        candidates, best_token, best_length = (tf.boolean_mask(t, found) for t in (candidates, best_token, best_length))
+        accepted = _leftmost_non_overlapping(candidates, best_length)
+        starts, token, lengths = (tf.boolean_mask(t, accepted) for t in (candidates, best_token, best_length))
+        token = tf.tensor_scatter_nd_update(tf.fill([n], -1), starts[:, None], token)
         inner = tf.ragged.range(starts + 1, starts + lengths).flat_values
         covered = tf.scatter_nd(inner[:, None], tf.ones_like(inner, tf.bool), [n])
         last = tf.tensor_scatter_nd_update(position, starts[:, None], starts + lengths - 1)
         return Matches(token, covered, last)
 
     @staticmethod
-    def _occurrences(token: str, code_points: tf.Tensor, rows: tf.Tensor) -> tf.Tensor:
+    def _occurs_at(token: str, starts: tf.Tensor, code_points: tf.Tensor, rows: tf.Tensor) -> tf.Tensor:
+        """bool [len(starts)]: `token` is written at each start, within one string."""
         n = tf.size(code_points)
-        position = tf.range(n)
-        hit = tf.ones([n], tf.bool)
+        row = tf.gather(rows, starts)
+        hit = tf.ones_like(starts, tf.bool)
         for k, ch in enumerate(token):
-            at = tf.minimum(position + k, n - 1)
-            inside = (position + k < n) & (tf.gather(rows, at) == rows)
-            hit &= inside & (tf.gather(code_points, at) == ord(ch))
+            at = tf.minimum(starts + k, n - 1)
+            hit &= (starts + k < n) & (tf.gather(rows, at) == row) & (tf.gather(code_points, at) == ord(ch))
         return hit
 
 

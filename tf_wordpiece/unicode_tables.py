@@ -57,6 +57,12 @@ def utf8_length(code_points: tf.Tensor) -> tf.Tensor:
     )
 
 
+def _first_indices(labels: np.ndarray) -> list[int]:
+    """Index of the first occurrence of each label 0, 1, 2, ... (labels numbered in order of appearance)."""
+    _, first = np.unique(labels, return_index=True)
+    return first.tolist()
+
+
 class CodePointLookup:
     """A dense int32 table over all code points, stored as deduplicated pages.
 
@@ -69,9 +75,11 @@ class CodePointLookup:
         if dense.shape != (NUM_CODE_POINTS,):
             raise ValueError(f"dense table must have shape ({NUM_CODE_POINTS},), got {dense.shape}")
         pages = dense.astype(np.int32).reshape(-1, _PAGE_SIZE)
-        unique_pages, page_of = np.unique(pages, axis=0, return_inverse=True)
+        first_seen: dict[bytes, int] = {}
+        page_of = np.array([first_seen.setdefault(p.tobytes(), len(first_seen)) for p in pages], np.int32)
+        unique_pages = pages[_first_indices(page_of)]
         with tf.init_scope():  # eager constants, even when built inside a tf.function
-            self._page_index = tf.constant(page_of.reshape(-1).astype(np.int32))
+            self._page_index = tf.constant(page_of)
             self._pages = tf.constant(unique_pages.reshape(-1))
 
     def __call__(self, code_points: tf.Tensor) -> tf.Tensor:

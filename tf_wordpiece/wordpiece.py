@@ -8,12 +8,16 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
 import tensorflow as tf
 
+from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.vocab import Vocab, VocabLike
 
-# A dedup key prefix that no UTF-8 word can start with (0xFF is never valid UTF-8).
-_FORCED_KEY = b"\xff"
+# A byte no UTF-8 text contains (0xFF is never valid UTF-8): it prefixes dedup keys
+# of forced words and marks initial pieces in the piece table.
+_MARK = b"\xff"
+_FORCED_KEY = _MARK
 
 
 class Pieces(NamedTuple):
@@ -80,16 +84,8 @@ class WordpieceTokenizer(tf.Module):
         self.token_out_type = token_out_type
         self.unknown_token = unknown_token
         self.unknown_id = self.vocab.id_of(unknown_token)
-        self._longest_piece = _longest_piece_chars(self.vocab.tokens, suffix_indicator)
-        # Non-initial pieces are looked up without their suffix indicator in a
-        # second table, which saves building "##" + piece for every candidate.
-        suffixes = {t[len(suffix_indicator) :]: i for i, t in enumerate(self.vocab.tokens) if t.startswith(suffix_indicator)}
-        self._suffix_table = tf.lookup.StaticHashTable(
-            tf.lookup.KeyValueTensorInitializer(
-                tf.constant(list(suffixes), tf.string), tf.constant(list(suffixes.values()), tf.int64)
-            ),
-            default_value=-1,
-        ) if suffixes else None
+        self._piece_table = _piece_table(self.vocab.tokens, suffix_indicator)
+        self._longest_from = _longest_piece_from(self.vocab.tokens, suffix_indicator)
 
     def tokenize(self, words) -> tf.RaggedTensor:
         """string [..., words] -> [..., words, pieces] of ids or strings."""
@@ -156,7 +152,7 @@ class WordpieceTokenizer(tf.Module):
 
         todo = tf.cast(tf.reshape(tf.where(~single & (n_chars > 0)), [-1]), tf.int32)
         walk_word, walk_begin, walk_end, walk_ids, failed = self._max_match(
-            tf.gather(words, todo), tf.gather(bounds, todo)
+            tf.gather(words, todo), tf.gather(n_chars, todo)
         )
         as_single = tf.cast(tf.reshape(tf.where(single | (n_chars == 0)), [-1]), tf.int32)
         as_single = tf.concat([as_single, tf.boolean_mask(todo, failed)], 0)
@@ -176,7 +172,7 @@ class WordpieceTokenizer(tf.Module):
         begin, end = per_word(begin), per_word(end)
         return Pieces(per_word(ids), begin, end, gather_in_rows(bounds, begin), gather_in_rows(bounds, end), too_long)
 
-    def _max_match(self, words: tf.Tensor, bounds: tf.RaggedTensor):
+    def _max_match(self, words: tf.Tensor, n_chars: tf.Tensor):
         """Greedy longest match for words with at least one character.
 
         Every candidate piece (start i, end j, j - i <= longest vocabulary piece)
@@ -185,31 +181,43 @@ class WordpieceTokenizer(tf.Module):
         Returns the pieces of the words that succeed, flat and in order (word,
         char begin, char end, id), and failed bool [w].
         """
-        n_chars = tf.cast(bounds.row_lengths(), tf.int32) - 1
         num_words = tf.size(words)
-        seg_word = tf.repeat(tf.range(num_words), n_chars)  # one segment per (word, start)
-        seg_start = tf.ragged.range(n_chars).flat_values
-        seg_count = tf.minimum(tf.gather(n_chars, seg_word) - seg_start, self._longest_piece)
-        cand_seg = tf.repeat(tf.range(tf.size(seg_word)), seg_count)
-        cand_start = tf.gather(seg_start, cand_seg)
-        cand_end = cand_start + 1 + tf.ragged.range(seg_count).flat_values
-        cand_word = tf.gather(seg_word, cand_seg)
-        base = tf.gather(tf.cast(bounds.row_starts(), tf.int32), cand_word)
-        byte_start = tf.gather(bounds.flat_values, base + cand_start)
-        byte_end = tf.gather(bounds.flat_values, base + cand_end)
-        text = tf.strings.substr(tf.gather(words, cand_word), byte_start, byte_end - byte_start)
-        cand_id = self.vocab.table.lookup(text)
-        if self._suffix_table is not None:
-            cand_id = tf.where(cand_start > 0, self._suffix_table.lookup(text), cand_id)
-        else:
-            cand_id = tf.where(cand_start > 0, tf.constant(-1, tf.int64), cand_id)
-        num_segs = tf.size(seg_word)
-        best_end = tf.math.unsorted_segment_max(tf.where(cand_id >= 0, cand_end, -1), cand_seg, num_segs)
+        # All words in one string, each after a marker byte: candidates are cut
+        # from it without copying words, and an initial piece is cut together
+        # with its marker, which is how the piece table keys initial tokens.
+        joined = tf.strings.join([_MARK, tf.strings.reduce_join(words, separator=_MARK), _MARK])
+        code_points, char_starts = tf.strings.unicode_decode_with_offsets(joined, "UTF-8", errors="replace")
+        char_starts = tf.cast(char_starts, tf.int32)
+
+        # One segment per (word, start character), in order; in `joined` the
+        # start character of segment s of word w is character s + w + 1.
+        num_segs = tf.reduce_sum(n_chars)
+        seg_word = _row_of_each(n_chars, num_segs)
+        seg_start = tf.range(num_segs) - tf.gather(tf.cumsum(n_chars, exclusive=True), seg_word)
+        seg_char = tf.range(num_segs) + seg_word + 1
+        # Only as many candidates as the longest piece that starts with this
+        # character: most scripts have single-character pieces only.
+        longest = self._longest_from(tf.gather(code_points, seg_char))
+        longest = tf.where(seg_start == 0, longest // _LENGTH_PACK, longest % _LENGTH_PACK)
+        seg_count = tf.minimum(tf.gather(n_chars, seg_word) - seg_start, longest)
+        num_cands = tf.reduce_sum(seg_count)
+        cand_seg = _row_of_each(seg_count, num_cands)
         seg_first_cand = tf.cumsum(seg_count, exclusive=True)
-        best_id = tf.gather(cand_id, seg_first_cand + tf.maximum(best_end - seg_start - 1, 0))
+        cand_length = tf.range(num_cands) - tf.gather(seg_first_cand, cand_seg) + 1  # in characters
+        cand_char = tf.gather(seg_char, cand_seg)
+        byte_start = tf.gather(char_starts, cand_char)
+        byte_end = tf.gather(char_starts, cand_char + cand_length)
+        byte_start -= tf.cast(tf.gather(seg_start, cand_seg) == 0, tf.int32)  # take the marker
+        cand_id = self._piece_table.lookup(tf.strings.substr(joined, byte_start, byte_end - byte_start))
+
+        best_length = tf.math.unsorted_segment_max(tf.where(cand_id >= 0, cand_length, 0), cand_seg, num_segs)
+        best_end = tf.where(best_length > 0, seg_start + best_length, -1)
+        best_at = tf.where(best_length > 0, seg_first_cand + best_length - 1, num_cands)
+        best_id = tf.gather(tf.concat([cand_id, [-1]], 0), best_at)
+
         # Follow each word's chain of longest matches by pointer doubling over
         # nodes (word, position 0..n): log2(longest word) rounds, not one per piece.
-        node_of_seg = tf.range(num_segs) + seg_word
+        node_of_seg = seg_char - 1
         num_nodes = tf.reduce_sum(n_chars + 1)
         fail = num_nodes  # an absorbing node for "no piece matches here"
         jump = tf.range(num_nodes + 1)  # word ends jump to themselves
@@ -237,10 +245,48 @@ class WordpieceTokenizer(tf.Module):
         )
 
 
-def _longest_piece_chars(tokens: list[str], suffix: str) -> int:
-    """Longest piece in code points, the suffix indicator not counted (at least 1)."""
-    lengths = [len(t[len(suffix) :]) if suffix and t.startswith(suffix) else len(t) for t in tokens]
-    return max([1, *lengths])
+def _piece_table(tokens: list[str], suffix: str) -> tf.lookup.StaticHashTable:
+    """Keys for candidate pieces: an initial piece is `_MARK + token`; a non-initial
+    piece is the token without its suffix indicator."""
+    keys: dict[bytes, int] = {}
+    for i, token in enumerate(tokens):
+        keys.setdefault(_MARK + token.encode("utf-8"), i)
+        if token.startswith(suffix):
+            keys.setdefault(token[len(suffix) :].encode("utf-8"), i)
+    return tf.lookup.StaticHashTable(
+        tf.lookup.KeyValueTensorInitializer(tf.constant(list(keys)), tf.constant(list(keys.values()), tf.int64)),
+        default_value=-1,
+    )
+
+
+_LENGTH_PACK = 1 << 15
+
+
+def _longest_piece_from(tokens: list[str], suffix: str) -> ut.CodePointLookup:
+    """Per code point: the longest initial piece starting with it (in characters)
+    times _LENGTH_PACK plus the longest non-initial piece starting with it."""
+    initial = np.zeros(ut.NUM_CODE_POINTS, np.int64)
+    non_initial = np.zeros(ut.NUM_CODE_POINTS, np.int64)
+    for token in tokens:
+        if token:
+            cp = ord(token[0])
+            initial[cp] = max(initial[cp], len(token))
+        if token.startswith(suffix) and len(token) > len(suffix):
+            rest = token[len(suffix) :]
+            non_initial[ord(rest[0])] = max(non_initial[ord(rest[0])], len(rest))
+    initial = np.minimum(initial, _LENGTH_PACK - 1)
+    non_initial = np.minimum(non_initial, _LENGTH_PACK - 1)
+    return ut.CodePointLookup(initial * _LENGTH_PACK + non_initial)
+
+
+def _row_of_each(counts: tf.Tensor, total: tf.Tensor) -> tf.Tensor:
+    """For counts [k] summing to total: int32 [total], the index i repeated counts[i] times.
+
+    Same as tf.repeat(tf.range(k), counts); a scatter and a cumsum are cheaper.
+    """
+    starts = tf.cumsum(counts, exclusive=True)
+    marks = tf.math.unsorted_segment_sum(tf.ones_like(starts), starts, total + 1)[:-1]
+    return tf.cumsum(marks) - 1
 
 
 def _as_strings(values, name: str):
