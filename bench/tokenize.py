@@ -16,7 +16,6 @@ import sys
 sys.path[:] = [p for p in sys.path if not p.endswith("bench")]
 
 import argparse
-import json
 import pathlib
 import time
 
@@ -105,7 +104,7 @@ def main() -> None:
             seconds = measure(fn, batches, encoded=not name.startswith("HF"), repeats=args.repeats)
             rows.append((corpus, name, megabytes / seconds))
     print(f"\nbatch {args.batch}, best of {args.repeats}, {tf.config.threading.get_inter_op_parallelism_threads() or 'default'} inter-op threads")
-    print(f"| corpus | tokenizer | MB/s | vs tensorflow_text.BertTokenizer |\n|---|---|---|---|")
+    print("| corpus | tokenizer | MB/s | vs tensorflow_text.BertTokenizer |\n|---|---|---|---|")
     for corpus, name, speed in rows:
         baseline = next(s for c, n, s in rows if c == corpus and n == "tensorflow_text.BertTokenizer")
         print(f"| {corpus} | {name} | {speed:.2f} | {speed / baseline:.2f}x |")

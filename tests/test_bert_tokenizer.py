@@ -231,3 +231,10 @@ def test_negative_ids_in_detokenize():
     tok = twp.BertTokenizer(TINY)
     with pytest.raises(tf.errors.InvalidArgumentError, match="ids must be >= 0"):
         tok.detokenize(tf.constant([[-1]]))
+
+
+def test_vocabulary_without_suffix_pieces_in_a_graph():
+    """Regression: a vocabulary with no "##" pieces once failed to trace (int32/int64 mix)."""
+    tok = twp.BertTokenizer(["[UNK]", "a", "b", "ab"], token_out_type=tf.string)
+    tokenize = tf.function(tok.tokenize, input_signature=[tf.TensorSpec([None], tf.string)])
+    assert tokenize(tf.constant(["ab ba a"])).to_list() == [[[b"ab"], [b"[UNK]"], [b"a"]]]

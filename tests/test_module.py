@@ -15,7 +15,6 @@ import pytest
 import tensorflow as tf
 from conftest import VOCAB
 
-import tf_wordpiece as twp
 from tf_wordpiece import converter
 from tf_wordpiece.module import CustomTokenizer, round_robin_trim
 

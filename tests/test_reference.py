@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import os
 
-import tensorflow as tf
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -10,7 +10,7 @@ from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.added_tokens import AddedTokens
 from tf_wordpiece.normalizers import Normalizer
 from tf_wordpiece.pre_tokenizers import PreTokenizer
-from tf_wordpiece.wordpiece import _as_strings, restore_shape
+from tf_wordpiece.shapes import map_over_strings
 
 # tensorflow_text's `preserve_unused_token` pattern (python/ops/bert_tokenizer.py).
 _UNUSED_TOKEN_BODY = r"unused\d+"
@@ -88,8 +88,9 @@ class BasicTokenizer(tf.Module):
 
     def tokenize_with_offsets(self, strings):
         """string [...] -> (words, begin, end), int64 byte offsets into the original strings."""
-        strings = _as_strings(strings, "strings")
-        flat = strings.flat_values if isinstance(strings, tf.RaggedTensor) else tf.reshape(strings, [-1])
+        return map_over_strings(strings, "strings", self._flat_tokenize_with_offsets)
+
+    def _flat_tokenize_with_offsets(self, flat: tf.Tensor) -> tuple:
         words = self.split(flat)
         nrows = tf.size(flat, out_type=tf.int64)
         begin = words.begin.flat_values
@@ -97,10 +98,7 @@ class BasicTokenizer(tf.Module):
         first = words.begin.row_starts()
         last = words.end.row_limits() - 1
         outputs = (words.text, tf.gather(begin, first), tf.gather(end, last))
-        outputs = [tf.RaggedTensor.from_value_rowids(t, words.row, nrows=nrows, validate=False) for t in outputs]
-        if isinstance(strings, tf.RaggedTensor):
-            return tuple(strings.with_flat_values(t) for t in outputs)
-        return tuple(restore_shape(t, strings) for t in outputs)
+        return tuple(tf.RaggedTensor.from_value_rowids(t, words.row, nrows=nrows, validate=False) for t in outputs)
 
     def split(self, strings: tf.Tensor) -> Words:
         """string [n] -> Words (the internal form the WordPiece stage consumes)."""

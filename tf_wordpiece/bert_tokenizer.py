@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Sequence
 
@@ -12,7 +11,8 @@ from tf_wordpiece import normalizers, pre_tokenizers
 from tf_wordpiece.added_tokens import AddedTokens
 from tf_wordpiece.basic_tokenizer import BasicTokenizer
 from tf_wordpiece.vocab import Vocab, VocabLike
-from tf_wordpiece.wordpiece import WordpieceTokenizer, _as_strings, gather_in_rows, restore_shape
+from tf_wordpiece.shapes import gather_in_rows, map_over_strings
+from tf_wordpiece.wordpiece import WordpieceTokenizer
 
 COMPAT_MODES = ("tf_text", "hf")
 OFFSET_MODES = ("original", "normalized")
@@ -161,8 +161,9 @@ class BertTokenizer(tf.Module):
 
     def tokenize_with_offsets(self, strings):
         """string [...] -> (pieces, begin, end), each [..., words, pieces]; int64 byte offsets."""
-        strings = _as_strings(strings, "strings")
-        flat = strings.flat_values if isinstance(strings, tf.RaggedTensor) else tf.reshape(strings, [-1])
+        return map_over_strings(strings, "strings", self._flat_tokenize_with_offsets)
+
+    def _flat_tokenize_with_offsets(self, flat: tf.Tensor) -> tuple:
         words = self.basic_tokenizer.split(flat)
         forced = None
         if self.special_tokens:
@@ -181,10 +182,7 @@ class BertTokenizer(tf.Module):
             end = end.with_flat_values(tf.where(too_long, begin.flat_values + unknown_length, end.flat_values))
         ids = self.wordpiece_tokenizer.to_output_type(pieces.ids)
         nrows = tf.size(flat, out_type=tf.int64)
-        outputs = [tf.RaggedTensor.from_value_rowids(t, words.row, nrows=nrows, validate=False) for t in (ids, begin, end)]
-        if isinstance(strings, tf.RaggedTensor):
-            return tuple(strings.with_flat_values(t) for t in outputs)
-        return tuple(restore_shape(t, strings) for t in outputs)
+        return tuple(tf.RaggedTensor.from_value_rowids(t, words.row, nrows=nrows, validate=False) for t in (ids, begin, end))
 
     def detokenize(self, token_ids) -> tf.RaggedTensor:
         """ids [..., pieces] (or [..., words, pieces]) -> words [..., words], like tensorflow_text."""

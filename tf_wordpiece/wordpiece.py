@@ -12,6 +12,7 @@ import numpy as np
 import tensorflow as tf
 
 from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.shapes import gather_in_rows, map_over_strings
 from tf_wordpiece.vocab import Vocab, VocabLike
 
 # A byte no UTF-8 text contains (0xFF is never valid UTF-8): it prefixes dedup keys
@@ -93,13 +94,12 @@ class WordpieceTokenizer(tf.Module):
 
     def tokenize_with_offsets(self, words):
         """string [..., words] -> (pieces, begin, end), offsets in bytes within each word."""
-        words = _as_strings(words, "words")
-        flat = words.flat_values if isinstance(words, tf.RaggedTensor) else tf.reshape(words, [-1])
-        pieces = self.tokenize_flat(flat)
-        outputs = (self.to_output_type(pieces.ids), pieces.byte_begin, pieces.byte_end)
-        if isinstance(words, tf.RaggedTensor):
-            return tuple(words.with_flat_values(t) for t in outputs)
-        return tuple(restore_shape(t, words) for t in outputs)
+
+        def flat_tokenize(flat):
+            pieces = self.tokenize_flat(flat)
+            return self.to_output_type(pieces.ids), pieces.byte_begin, pieces.byte_end
+
+        return map_over_strings(words, "words", flat_tokenize)
 
     def to_output_type(self, ids: tf.RaggedTensor) -> tf.RaggedTensor:
         if self.token_out_type == tf.string:
@@ -181,7 +181,6 @@ class WordpieceTokenizer(tf.Module):
         Returns the pieces of the words that succeed, flat and in order (word,
         char begin, char end, id), and failed bool [w].
         """
-        num_words = tf.size(words)
         # All words in one string, each after a marker byte: candidates are cut
         # from it without copying words, and an initial piece is cut together
         # with its marker, which is how the piece table keys initial tokens.
@@ -287,36 +286,3 @@ def _row_of_each(counts: tf.Tensor, total: tf.Tensor) -> tf.Tensor:
     starts = tf.cumsum(counts, exclusive=True)
     marks = tf.math.unsorted_segment_sum(tf.ones_like(starts), starts, total + 1)[:-1]
     return tf.cumsum(marks) - 1
-
-
-def _as_strings(values, name: str):
-    if isinstance(values, tf.RaggedTensor):
-        tensor = values
-    else:
-        try:
-            tensor = tf.convert_to_tensor(values)
-        except (TypeError, ValueError) as e:
-            raise TypeError(f"{name}: expected strings (tf.string tensor or list of str/bytes), got {type(values).__name__}: {e}") from None
-    if tensor.dtype != tf.string:
-        raise TypeError(f"{name}: expected a tf.string tensor, got dtype {tensor.dtype.name}; pass text, not ids")
-    return tensor
-
-
-def gather_in_rows(params: tf.RaggedTensor, indices: tf.RaggedTensor) -> tf.RaggedTensor:
-    """out[i][j] = params[i][indices[i][j]] for ragged [n, ...] params and indices."""
-    row_start = tf.gather(params.row_starts(), indices.value_rowids())
-    flat = row_start + tf.cast(indices.flat_values, row_start.dtype)
-    return indices.with_flat_values(tf.gather(params.flat_values, flat))
-
-
-def restore_shape(flat: tf.RaggedTensor, like: tf.Tensor):
-    """[n, ...] ragged with n = like's size -> [*like.shape, ...]; a scalar `like` gives row 0."""
-    rank = like.shape.rank
-    if rank is None:
-        raise ValueError("input: the rank of the input must be known (a scalar, [batch] or higher)")
-    if rank == 0:
-        return flat[0]
-    shape = tf.shape(like, out_type=tf.int64)
-    for axis in range(rank - 1, 0, -1):
-        flat = tf.RaggedTensor.from_uniform_row_length(flat, shape[axis])
-    return flat

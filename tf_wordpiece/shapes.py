@@ -1,0 +1,55 @@
+"""The rank policy, written once: every tokenizer works on a flat batch [n] of strings.
+
+A scalar gives [...pieces] (row 0), a [batch] or higher-rank dense input gets
+its shape back in front of the ragged axes, and a RaggedTensor keeps its
+ragged structure (`with_flat_values`).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import tensorflow as tf
+
+
+def map_over_strings(values, name: str, fn: Callable[[tf.Tensor], tuple]) -> tuple:
+    """Applies `fn` (string [n] -> tuple of RaggedTensor [n, ...]) to any shape of strings."""
+    strings = as_strings(values, name)
+    flat = strings.flat_values if isinstance(strings, tf.RaggedTensor) else tf.reshape(strings, [-1])
+    outputs = fn(flat)
+    if isinstance(strings, tf.RaggedTensor):
+        return tuple(strings.with_flat_values(t) for t in outputs)
+    return tuple(restore_shape(t, strings) for t in outputs)
+
+
+def as_strings(values, name: str):
+    if isinstance(values, tf.RaggedTensor):
+        tensor = values
+    else:
+        try:
+            tensor = tf.convert_to_tensor(values)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{name}: expected strings (tf.string tensor or list of str/bytes), got {type(values).__name__}: {e}") from None
+    if tensor.dtype != tf.string:
+        raise TypeError(f"{name}: expected a tf.string tensor, got dtype {tensor.dtype.name}; pass text, not ids")
+    return tensor
+
+
+def gather_in_rows(params: tf.RaggedTensor, indices: tf.RaggedTensor) -> tf.RaggedTensor:
+    """out[i][j] = params[i][indices[i][j]] for ragged [n, ...] params and indices."""
+    row_start = tf.gather(params.row_starts(), indices.value_rowids())
+    flat = row_start + tf.cast(indices.flat_values, row_start.dtype)
+    return indices.with_flat_values(tf.gather(params.flat_values, flat))
+
+
+def restore_shape(flat: tf.RaggedTensor, like: tf.Tensor):
+    """[n, ...] ragged with n = like's size -> [*like.shape, ...]; a scalar `like` gives row 0."""
+    rank = like.shape.rank
+    if rank is None:
+        raise ValueError("input: the rank of the input must be known (a scalar, [batch] or higher)")
+    if rank == 0:
+        return flat[0]
+    shape = tf.shape(like, out_type=tf.int64)
+    for axis in range(rank - 1, 0, -1):
+        flat = tf.RaggedTensor.from_uniform_row_length(flat, shape[axis])
+    return flat
