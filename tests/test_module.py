@@ -105,7 +105,8 @@ def test_saved_model_moves_loads_without_tensorflow_text_and_has_core_ops_only(m
     child = textwrap.dedent(
         """
         import json, sys
-        sys.modules["tensorflow_text"] = None
+        if sys.argv[2] == "blocked":
+            sys.modules["tensorflow_text"] = None  # importing it now raises ImportError
         import tensorflow as tf
         from tensorflow.core.protobuf import saved_model_pb2
         path = sys.argv[1]
@@ -135,9 +136,13 @@ def test_saved_model_moves_loads_without_tensorflow_text_and_has_core_ops_only(m
         }))
         """
     )
-    proc = subprocess.run([sys.executable, "-c", child, str(moved)], capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    runs = {}
+    for mode in ("installed", "blocked"):  # tensorflow_text importable but never imported; then unimportable
+        proc = subprocess.run([sys.executable, "-c", child, str(moved), mode], capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        runs[mode] = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert runs["installed"] == runs["blocked"]
+    got = runs["blocked"]
     want = module.tokenize(tf.constant(["Hello TensorFlow!"])).to_list()
     assert got["ids"] == want
     assert got["detok"] == got["dense_detok"] == "hello tensorflow !"

@@ -27,8 +27,8 @@ def wordpiece_detokenize(token_ids, tokens: tf.Tensor, suffix_indicator: str, un
     size = tf.cast(tf.size(tokens), ids.dtype)
 
     def lookup(flat_ids):
-        tf.debugging.assert_non_negative(flat_ids, message="token_ids: ids must be >= 0")
-        return tf.gather(table, tf.minimum(flat_ids, size))
+        with tf.control_dependencies([tf.debugging.assert_non_negative(flat_ids, message="token_ids: ids must be >= 0")]):
+            return tf.gather(table, tf.minimum(flat_ids, size))
 
     if isinstance(ids, tf.RaggedTensor):
         pieces = tf.ragged.map_flat_values(lookup, ids)

@@ -101,14 +101,13 @@ class CustomTokenizer(tf.Module):
 
     @tf.function
     def detokenize(self, tokenized):
-        self._check_ids(tokenized)
-        words = self.tokenizer.detokenize(tokenized)
+        words = self.tokenizer.detokenize(self._checked(tokenized))
         keep = ~tf.strings.regex_full_match(words, self._drop_pattern)
         return tf.strings.reduce_join(tf.ragged.boolean_mask(words, keep), separator=" ", axis=-1)
 
     @tf.function
     def lookup(self, token_ids):
-        self._check_ids(token_ids)
+        token_ids = self._checked(token_ids)
         if isinstance(token_ids, tf.RaggedTensor):
             return tf.ragged.map_flat_values(tf.gather, self.vocab, token_ids)
         return tf.gather(self.vocab, token_ids)
@@ -167,11 +166,17 @@ class CustomTokenizer(tf.Module):
             "input_type_ids": tf.cast(tf.concat(types, axis=1).to_tensor(shape=shape), tf.int32),
         }
 
-    def _check_ids(self, ids):
+    def _checked(self, ids):
+        """`ids`, once checked to be in [0, vocab size) (the checks run first, not beside the use)."""
         values = ids.flat_values if isinstance(ids, tf.RaggedTensor) else ids
         size = tf.cast(tf.shape(self.vocab)[0], values.dtype)
-        tf.debugging.assert_non_negative(values, message="token ids must be >= 0")
-        tf.debugging.assert_less(values, size, message="token ids must be < the vocabulary size")
+        checks = [
+            tf.debugging.assert_non_negative(values, message="token ids must be >= 0"),
+            tf.debugging.assert_less(values, size, message="token ids must be < the vocabulary size"),
+        ]
+        with tf.control_dependencies(checks):
+            values = tf.identity(values)
+        return ids.with_flat_values(values) if isinstance(ids, tf.RaggedTensor) else values
 
 
 def round_robin_trim(segments: list[tf.RaggedTensor], budget: int) -> list[tf.RaggedTensor]:

@@ -175,9 +175,9 @@ class WordpieceTokenizer(tf.Module):
     def _max_match(self, words: tf.Tensor, n_chars: tf.Tensor):
         """Greedy longest match for words with at least one character.
 
-        Every candidate piece (start i, end j, j - i <= longest vocabulary piece)
-        is looked up in one batch; then each word follows its longest matches
-        from position 0.
+        Every candidate piece (start i, end j, no longer than the longest
+        vocabulary piece that starts with character i) is looked up in one
+        batch; then each word follows its longest matches from position 0.
         Returns the pieces of the words that succeed, flat and in order (word,
         char begin, char end, id), and failed bool [w].
         """
