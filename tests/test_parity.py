@@ -124,3 +124,14 @@ def test_wordpiece_string_output_parity(vocab_path, multilingual):
     words = twp.BertTokenizer(vocab_path, lower_case=True).basic_tokenizer.tokenize(multilingual[:2000])
     for got, want in zip(ours.tokenize_with_offsets(words), peer.tokenize_with_offsets(words)):
         assert got.to_list() == want.to_list()
+
+
+@pytest.mark.parametrize("compat", ["tf_text", "hf"])
+def test_parallel_shards_in_a_graph_equal_eager(vocab_path, multilingual, hard_strings, compat):
+    """Eager runs one shard; tf.function runs parallel_shards subgraphs. Same ids and offsets."""
+    tok = twp.BertTokenizer(vocab_path, compat=compat, lower_case=True, parallel_shards=4)
+    graph = tf.function(tok.tokenize_with_offsets, input_signature=[tf.TensorSpec([None], tf.string)])
+    for batch in (multilingual[:1500] + hard_strings, hard_strings[:3], hard_strings[:1], []):
+        batch = tf.constant(batch, tf.string)
+        for got, want in zip(graph(batch), tok.tokenize_with_offsets(batch)):
+            assert rows(got) == rows(want)
