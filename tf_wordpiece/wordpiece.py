@@ -125,7 +125,9 @@ class WordpieceTokenizer(tf.Module):
             forced_ids = tf.fill(tf.shape(words), tf.constant(-1, tf.int64))
             keys = words
         else:
-            keys = tf.where(forced_ids >= 0, tf.strings.join([_FORCED_KEY, tf.strings.as_string(forced_ids)]), words)
+            forced_at = tf.where(forced_ids >= 0)  # few: only these need a key of their own
+            forced_keys = tf.strings.join([_FORCED_KEY, tf.strings.as_string(tf.gather_nd(forced_ids, forced_at))])
+            keys = tf.tensor_scatter_nd_update(words, forced_at, forced_keys)
         unique_keys, index = tf.unique(keys)
         first = tf.math.unsorted_segment_min(tf.range(tf.size(keys)), index, tf.size(unique_keys))
         pieces = self._tokenize_unique(tf.gather(words, first), tf.gather(forced_ids, first))
