@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
+import numpy as np
 import tensorflow as tf
 
+from tf_wordpiece import pre_tokenizers
 from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.added_tokens import AddedTokens
 from tf_wordpiece.normalizers import Normalizer
@@ -81,6 +84,7 @@ class BasicTokenizer(tf.Module):
         self.pre_tokenizer = pre_tokenizer
         self.added_tokens = added_tokens or AddedTokens([])
         self.preserve_unused_token = preserve_unused_token
+        self._fused = _fused_lookup(normalizer, pre_tokenizer)
 
     def tokenize(self, strings) -> tf.RaggedTensor:
         """string [...] -> string [..., words]."""
@@ -120,11 +124,19 @@ class BasicTokenizer(tf.Module):
             end = tf.gather(end, matches.last)
             code_points, rows, begin, end = (tf.gather(t, keep) for t in (code_points, rows, begin, end))
 
-        normalized, source = self.normalizer.normalize(code_points)
+        # One lookup gives each code point's normalization row and, where it
+        # maps to one code point, that code point's class.
+        packed = self._fused(tf.maximum(code_points, 0) if self.added_tokens else code_points)
+        row, single_class = tf.bitwise.right_shift(packed, 2), tf.bitwise.bitwise_and(packed, 3)
+        if self.added_tokens:
+            row = tf.where(code_points < 0, 0, row)
+            single_class = tf.where(code_points < 0, pre_tokenizers.ISOLATED, single_class)
+        normalized, source, one_to_one = self.normalizer.normalize(code_points, row)
+        classes = tf.cond(one_to_one, lambda: single_class, lambda: self.pre_tokenizer.classes_of(normalized))
         rows = tf.gather(rows, source)
         begin, end = tf.gather(begin, source), tf.gather(end, source)
         normalized_begin, normalized_end = _normalized_offsets(normalized, rows, end - begin)
-        spans = self.pre_tokenizer.split(normalized, rows)
+        spans = self.pre_tokenizer.split(classes, rows)
         row_splits = spans.row_splits
         if self.preserve_unused_token:
             row_splits = self._merge_unused_tokens(normalized, spans, normalized_begin, normalized_end, rows)
@@ -176,6 +188,15 @@ class BasicTokenizer(tf.Module):
         behind = lambda t, k: tf.concat([tf.zeros([tf.minimum(k, tf.size(t))], tf.bool), t[:-k]], 0)  # noqa: E731
         continues = behind(starts, 1) | behind(starts, 2)
         return tf.concat([tf.boolean_mask(spans.row_splits[:-1], ~continues), spans.row_splits[-1:]], 0)
+
+
+@functools.cache  # per (normalizer, pre-tokenizer) pair, which are shared themselves
+def _fused_lookup(normalizer: Normalizer, pre_tokenizer: PreTokenizer) -> ut.CodePointLookup:
+    """Code point -> normalization row * 4 + the class of its output when that is one code point."""
+    single = np.array([out[0] if len(out) == 1 else 0 for out in normalizer.row_outputs], np.int64)
+    rows = normalizer.dense_rows
+    output = np.where(rows == 0, np.arange(ut.NUM_CODE_POINTS), single[rows])
+    return ut.CodePointLookup(rows.astype(np.int64) * 4 + pre_tokenizer.dense_classes[output])
 
 
 def _row_ids(row_splits: tf.Tensor, size: tf.Tensor) -> tf.Tensor:

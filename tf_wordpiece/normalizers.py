@@ -49,27 +49,33 @@ class Normalizer:
         outputs = list(rows)  # insertion order is row order
         lengths = [1] + [len(out) for out in outputs]
         values = [0] + [c for out in outputs for c in out]
+        self.dense_rows = dense  # kept for BasicTokenizer's fused lookup
+        self.row_outputs = [()] + outputs  # row 0 keeps the code point
         self._row_of = ut.CodePointLookup(dense)
         with tf.init_scope():  # eager constants, even when built inside a tf.function
             self._lengths = tf.constant(lengths, tf.int32)
             self._starts = tf.constant(np.cumsum([0] + lengths[:-1]), tf.int32)
             self._values = tf.constant(values, tf.int32)
-        self.is_identity = not outputs
 
-    def normalize(self, code_points: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+    def normalize(self, code_points: tf.Tensor, row: tf.Tensor | None = None):
         """Replaces each code point by its sequence.
 
         Args:
           code_points: int32 [n], valid code points; negative values (matched
             added tokens) are kept as they are.
+          row: int32 [n], each code point's row of the table, if already looked up.
         Returns:
-          (normalized int32 [m], source int32 [m]): `source[k]` is the index in
-          `code_points` of the code point that produced `normalized[k]`.
+          (normalized int32 [m], source int32 [m], one_to_one bool scalar):
+          `source[k]` is the index in `code_points` of the code point that
+          produced `normalized[k]`; `one_to_one` is true when m == n and
+          source is the identity.
         """
-        row = tf.where(code_points < 0, 0, self._row_of(tf.maximum(code_points, 0)))
+        if row is None:
+            row = tf.where(code_points < 0, 0, self._row_of(tf.maximum(code_points, 0)))
         lengths = tf.gather(self._lengths, row)
+        one_to_one = tf.reduce_all(lengths == 1)
 
-        def one_to_one():  # the common case (e.g. English): no expansion or deletion
+        def replace():  # the common case (e.g. English): no expansion or deletion
             replaced = tf.gather(self._values, tf.gather(self._starts, row))
             return tf.where(row == 0, code_points, replaced), tf.range(tf.size(code_points))
 
@@ -81,7 +87,8 @@ class Normalizer:
             replaced = tf.gather(self._values, tf.gather(self._starts, source_row) + within)
             return tf.where(source_row == 0, tf.gather(code_points, source), replaced), source
 
-        return tf.cond(tf.reduce_all(lengths == 1), one_to_one, expand)
+        normalized, source = tf.cond(one_to_one, replace, expand)
+        return normalized, source, one_to_one
 
 
 def _apply(table: dict[int, tuple[int, ...]], seq: Iterable[int]) -> tuple[int, ...]:

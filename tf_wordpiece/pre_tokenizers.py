@@ -44,19 +44,22 @@ class PreTokenizer:
         classes = np.full(ut.NUM_CODE_POINTS, WORD, dtype=np.int32)
         classes[isolated] = ISOLATED
         classes[whitespace] = WHITESPACE
+        self.dense_classes = classes  # kept for BasicTokenizer's fused lookup
         self._class_of = ut.CodePointLookup(classes)
         self.keep_whitespace = keep_whitespace
 
-    def split(self, code_points: tf.Tensor, rows: tf.Tensor) -> WordSpans:
+    def classes_of(self, code_points: tf.Tensor) -> tf.Tensor:
+        """int32 class of each code point; negative ones (matched added tokens) are ISOLATED."""
+        return tf.where(code_points < 0, ISOLATED, self._class_of(tf.maximum(code_points, 0)))
+
+    def split(self, classes: tf.Tensor, rows: tf.Tensor) -> WordSpans:
         """Finds the words.
 
         Args:
-          code_points: int32 [n] normalized code points; negative values are
-            matched added tokens, each a word of its own.
+          classes: int32 [n], `classes_of` each normalized code point.
           rows: int32 [n], the input string each code point comes from
             (non-decreasing); words never cross rows.
         """
-        classes = tf.where(code_points < 0, ISOLATED, self._class_of(tf.maximum(code_points, 0)))
         before = lambda t: tf.concat([[-1], t[:-1]], axis=0)  # noqa: E731
         starts = (classes == ISOLATED) | (classes != before(classes)) | (rows != before(rows))
         keep = tf.ones_like(starts) if self.keep_whitespace else classes != WHITESPACE
