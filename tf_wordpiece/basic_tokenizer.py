@@ -133,8 +133,10 @@ class BasicTokenizer(tf.Module):
             single_class = tf.where(code_points < 0, pre_tokenizers.ISOLATED, single_class)
         normalized, source, one_to_one = self.normalizer.normalize(code_points, row)
         classes = tf.cond(one_to_one, lambda: single_class, lambda: self.pre_tokenizer.classes_of(normalized))
-        rows = tf.gather(rows, source)
-        begin, end = tf.gather(begin, source), tf.gather(end, source)
+        def by_source(values):  # one cond each, so that unused ones are pruned
+            return tf.cond(one_to_one, lambda: values, lambda: tf.gather(values, source))
+
+        rows, begin, end = by_source(rows), by_source(begin), by_source(end)
         normalized_begin, normalized_end = _normalized_offsets(normalized, rows, end - begin)
         spans = self.pre_tokenizer.split(classes, rows)
         row_splits = spans.row_splits
