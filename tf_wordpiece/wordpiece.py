@@ -18,7 +18,6 @@ from tf_wordpiece.vocab import Vocab, VocabLike
 # A byte no UTF-8 text contains (0xFF is never valid UTF-8): it prefixes dedup keys
 # of forced words and marks initial pieces in the piece table.
 _MARK = b"\xff"
-_FORCED_KEY = _MARK
 
 
 class Pieces(NamedTuple):
@@ -126,7 +125,7 @@ class WordpieceTokenizer(tf.Module):
             keys = words
         else:
             forced_at = tf.where(forced_ids >= 0)  # few: only these need a key of their own
-            forced_keys = tf.strings.join([_FORCED_KEY, tf.strings.as_string(tf.gather_nd(forced_ids, forced_at))])
+            forced_keys = tf.strings.join([_MARK, tf.strings.as_string(tf.gather_nd(forced_ids, forced_at))])
             keys = tf.tensor_scatter_nd_update(words, forced_at, forced_keys)
         unique_keys, index = tf.unique(keys)
         first = tf.math.unsorted_segment_min(tf.range(tf.size(keys)), index, tf.size(unique_keys))
