@@ -51,7 +51,8 @@ class BertTokenizer(tf.Module):
       max_chars_per_token: accepted for tensorflow_text compatibility (an
         efficiency hint there); the vocabulary's longest piece is used instead.
       keep_whitespace, normalization_form, preserve_unused_token:
-        tensorflow_text's options (compat="tf_text" only).
+        tensorflow_text's options (compat="tf_text" only); normalization_form
+        may be None, "NFD" or "NFKD".
       clean_text, handle_chinese_chars, strip_accents: Hugging Face
         BertNormalizer options (compat="hf" only); they default to `True`,
         `True` and `None` (follow `lower_case`).
@@ -102,6 +103,11 @@ class BertTokenizer(tf.Module):
             raise ValueError("split_unknown_characters=True is not supported; unknown words become unknown_token")
         if compat == "tf_text":
             _only_for("hf", clean_text=clean_text, handle_chinese_chars=handle_chinese_chars, strip_accents=strip_accents)
+            if normalization_form in ("NFC", "NFKC"):
+                raise ValueError(
+                    f"normalization_form: {normalization_form!r} composes characters across code points, "
+                    "which tf_wordpiece does not reproduce yet; use None, 'NFD' or 'NFKD'"
+                )
             if lower_case and normalization_form not in (None, "NFD"):
                 raise ValueError(
                     f"normalization_form: lower_case=True already applies NFD, got normalization_form={normalization_form!r}; "
