@@ -13,7 +13,7 @@ from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.added_tokens import AddedTokens
 from tf_wordpiece.normalizers import Normalizer
 from tf_wordpiece.pre_tokenizers import PreTokenizer
-from tf_wordpiece.shapes import map_over_strings
+from tf_wordpiece.shapes import map_over_strings, rows_of_values
 
 # tensorflow_text's `preserve_unused_token` pattern (python/ops/bert_tokenizer.py).
 _UNUSED_TOKEN_BODY = r"unused\d+"
@@ -112,7 +112,7 @@ class BasicTokenizer(tf.Module):
         code_points = chars.flat_values
         if self.invalid_utf8 == "replace":
             code_points = tf.where(code_points == ut.INVALID_UTF8, ut.REPLACEMENT_CHARACTER, code_points)
-        rows = _row_ids(chars.row_splits, tf.size(code_points))
+        rows = rows_of_values(chars.row_splits[:-1], tf.size(code_points))
         begin = starts.flat_values
         is_last = rows != tf.concat([rows[1:], [-1]], 0)
         end = tf.where(is_last, tf.gather(tf.cast(tf.strings.length(strings), tf.int64), rows), tf.concat([begin[1:], [0]], 0))
@@ -133,6 +133,7 @@ class BasicTokenizer(tf.Module):
             single_class = tf.where(code_points < 0, pre_tokenizers.ISOLATED, single_class)
         normalized, source, one_to_one = self.normalizer.normalize(code_points, row)
         classes = tf.cond(one_to_one, lambda: single_class, lambda: self.pre_tokenizer.classes_of(normalized))
+
         def by_source(values):  # one cond each, so that unused ones are pruned
             return tf.cond(one_to_one, lambda: values, lambda: tf.gather(values, source))
 
@@ -199,14 +200,6 @@ def _fused_lookup(normalizer: Normalizer, pre_tokenizer: PreTokenizer) -> ut.Cod
     rows = normalizer.dense_rows
     output = np.where(rows == 0, np.arange(ut.NUM_CODE_POINTS), single[rows])
     return ut.CodePointLookup(rows.astype(np.int64) * 4 + pre_tokenizer.dense_classes[output])
-
-
-def _row_ids(row_splits: tf.Tensor, size: tf.Tensor) -> tf.Tensor:
-    """int32 [size], the row of each value; like RaggedTensor.value_rowids, but
-    a scatter and a cumsum are several times cheaper than its tf.repeat."""
-    starts = tf.cast(row_splits[:-1], tf.int32)
-    marks = tf.math.unsorted_segment_sum(tf.ones_like(starts), starts, size + 1)[:-1]
-    return tf.cumsum(marks) - 1
 
 
 def _encode(chars: tf.RaggedTensor) -> tf.Tensor:

@@ -9,7 +9,6 @@ composed in Python at construction and applied in the graph with gathers.
 from __future__ import annotations
 
 import functools
-
 from typing import Iterable
 
 import numpy as np
@@ -49,29 +48,27 @@ class Normalizer:
         outputs = list(rows)  # insertion order is row order
         lengths = [1] + [len(out) for out in outputs]
         values = [0] + [c for out in outputs for c in out]
-        self.dense_rows = dense  # kept for BasicTokenizer's fused lookup
+        self.dense_rows = dense  # looked up by BasicTokenizer, fused with the character classes
         self.row_outputs = [()] + outputs  # row 0 keeps the code point
-        self._row_of = ut.CodePointLookup(dense)
         with tf.init_scope():  # eager constants, even when built inside a tf.function
             self._lengths = tf.constant(lengths, tf.int32)
             self._starts = tf.constant(np.cumsum([0] + lengths[:-1]), tf.int32)
             self._values = tf.constant(values, tf.int32)
 
-    def normalize(self, code_points: tf.Tensor, row: tf.Tensor | None = None):
+    def normalize(self, code_points: tf.Tensor, row: tf.Tensor):
         """Replaces each code point by its sequence.
 
         Args:
           code_points: int32 [n], valid code points; negative values (matched
             added tokens) are kept as they are.
-          row: int32 [n], each code point's row of the table, if already looked up.
+          row: int32 [n], each code point's row in `dense_rows` (0 for negative
+            code points); BasicTokenizer looks it up fused with the classes.
         Returns:
           (normalized int32 [m], source int32 [m], one_to_one bool scalar):
           `source[k]` is the index in `code_points` of the code point that
           produced `normalized[k]`; `one_to_one` is true when m == n and
           source is the identity.
         """
-        if row is None:
-            row = tf.where(code_points < 0, 0, self._row_of(tf.maximum(code_points, 0)))
         lengths = tf.gather(self._lengths, row)
         one_to_one = tf.reduce_all(lengths == 1)
 

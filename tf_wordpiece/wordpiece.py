@@ -12,7 +12,7 @@ import numpy as np
 import tensorflow as tf
 
 from tf_wordpiece import unicode_tables as ut
-from tf_wordpiece.shapes import gather_in_rows, map_over_strings
+from tf_wordpiece.shapes import gather_in_rows, map_over_strings, rows_of_values
 from tf_wordpiece.vocab import Vocab, VocabLike
 
 # A byte no UTF-8 text contains (0xFF is never valid UTF-8): it prefixes dedup keys
@@ -192,7 +192,7 @@ class WordpieceTokenizer(tf.Module):
         # One segment per (word, start character), in order; in `joined` the
         # start character of segment s of word w is character s + w + 1.
         num_segs = tf.reduce_sum(n_chars)
-        seg_word = _row_of_each(n_chars, num_segs)
+        seg_word = rows_of_values(tf.cumsum(n_chars, exclusive=True), num_segs)
         seg_start = tf.range(num_segs) - tf.gather(tf.cumsum(n_chars, exclusive=True), seg_word)
         seg_char = tf.range(num_segs) + seg_word + 1
         # Only as many candidates as the longest piece that starts with this
@@ -201,8 +201,8 @@ class WordpieceTokenizer(tf.Module):
         longest = tf.where(seg_start == 0, longest // _LENGTH_PACK, longest % _LENGTH_PACK)
         seg_count = tf.minimum(tf.gather(n_chars, seg_word) - seg_start, longest)
         num_cands = tf.reduce_sum(seg_count)
-        cand_seg = _row_of_each(seg_count, num_cands)
         seg_first_cand = tf.cumsum(seg_count, exclusive=True)
+        cand_seg = rows_of_values(seg_first_cand, num_cands)
         cand_length = tf.range(num_cands) - tf.gather(seg_first_cand, cand_seg) + 1  # in characters
         cand_char = tf.gather(seg_char, cand_seg)
         byte_start = tf.gather(char_starts, cand_char)
@@ -277,13 +277,3 @@ def _longest_piece_from(tokens: list[str], suffix: str) -> ut.CodePointLookup:
     initial = np.minimum(initial, _LENGTH_PACK - 1)
     non_initial = np.minimum(non_initial, _LENGTH_PACK - 1)
     return ut.CodePointLookup(initial * _LENGTH_PACK + non_initial)
-
-
-def _row_of_each(counts: tf.Tensor, total: tf.Tensor) -> tf.Tensor:
-    """For counts [k] summing to total: int32 [total], the index i repeated counts[i] times.
-
-    Same as tf.repeat(tf.range(k), counts); a scatter and a cumsum are cheaper.
-    """
-    starts = tf.cumsum(counts, exclusive=True)
-    marks = tf.math.unsorted_segment_sum(tf.ones_like(starts), starts, total + 1)[:-1]
-    return tf.cumsum(marks) - 1
