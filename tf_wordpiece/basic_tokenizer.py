@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 import tensorflow as tf
 
-from tf_wordpiece import pre_tokenizers
+from tf_wordpiece import normalizers, pre_tokenizers
 from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.added_tokens import AddedTokens
 from tf_wordpiece.normalizers import Normalizer
@@ -221,3 +221,37 @@ def _normalized_offsets(normalized: tf.Tensor, rows: tf.Tensor, source_length: t
     row_base = tf.math.unsorted_segment_min(total, rows, num_rows)
     begin = total - tf.gather(row_base, rows)
     return begin, begin + length
+
+
+def tf_text_basic_tokenizer(
+    *,
+    lower_case: bool = False,
+    keep_whitespace: bool = False,
+    normalization_form: str | None = None,
+    preserve_unused_token: bool = False,
+) -> BasicTokenizer:
+    """The basic tokenizer of `tensorflow_text.BasicTokenizer` with the same arguments.
+
+    The vocabulary learner and `BertTokenizer(compat="tf_text")` both split
+    words with it. Output: string [..., words], like tensorflow_text.
+
+    >>> tf_text_basic_tokenizer(lower_case=True).tokenize(["Ünïcode [unused1]!"]).to_list()
+    [[b'unicode', b'[', b'unused1', b']', b'!']]
+    """
+    if normalization_form not in normalizers.NORMALIZATION_FORMS:
+        raise ValueError(f"normalization_form: expected one of {list(normalizers.NORMALIZATION_FORMS)}, got {normalization_form!r}")
+    if normalization_form in ("NFC", "NFKC"):
+        raise ValueError(
+            f"normalization_form: {normalization_form!r} composes characters across code points, "
+            "which tf_wordpiece does not reproduce yet; use None, 'NFD' or 'NFKD'"
+        )
+    if lower_case and normalization_form not in (None, "NFD"):
+        raise ValueError(
+            f"normalization_form: lower_case=True already applies NFD, got normalization_form={normalization_form!r}; "
+            "pass None or 'NFD', or lower_case=False"
+        )
+    return BasicTokenizer(
+        normalizers.tf_text_normalizer(lower_case=lower_case, normalization_form=normalization_form),
+        pre_tokenizers.tf_text_pre_tokenizer(keep_whitespace=keep_whitespace),
+        preserve_unused_token=preserve_unused_token,
+    )

@@ -31,7 +31,11 @@ from __future__ import annotations
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
+import tensorflow as tf
 from tqdm.auto import tqdm
+
+from tf_wordpiece.basic_tokenizer import tf_text_basic_tokenizer
+from tf_wordpiece.word_counts import count_words
 
 
 class LearnParams(NamedTuple):
@@ -87,8 +91,12 @@ def learn(
     Returns:
       The vocabulary, a list of strings: line n of vocab.txt is id n.
 
-    >>> learn({"low": 50, "lower": 20, "newest": 30, "widest": 25}, 30, ["[UNK]"], lower_thresh=1)[:12]
-    ['[UNK]', 'd', 'e', 'i', 'l', 'n', 'o', 'r', 's', 't', 'w', 'low']
+    >>> counts = {"low": 10, "lower": 4, "lowest": 5, "new": 8, "newer": 4, "newest": 6}
+    >>> vocab = learn(counts, 22, ["[UNK]"], lower_thresh=1)
+    >>> vocab[9:13]  # after [UNK] and the alphabet: the learned tokens, most frequent first
+    ['##est', 'low', '##er', 'new']
+    >>> vocab[13:]  # then the alphabet with the joiner
+    ['##e', '##l', '##n', '##o', '##r', '##s', '##t', '##w']
     """
     params = LearnParams(upper_thresh, lower_thresh, num_iterations, max_input_tokens, max_token_length,
                          max_unique_chars, slack_ratio, include_joiner_token, joiner)
@@ -101,6 +109,53 @@ def learn(
     lattice = SuffixLattice(words, counts, joiner=joiner if include_joiner_token else "",
                             min_count=min(lower, (lower + upper) // 2))
     return _search_threshold(lattice, lower, upper, vocab_size, list(reserved_tokens), params, progress=progress)
+
+
+def bert_vocab_from_dataset(
+    dataset: tf.data.Dataset,
+    vocab_size: int,
+    reserved_tokens: Sequence[str],
+    bert_tokenizer_params: dict | None = None,
+    learn_params: dict | None = None,
+    *,
+    progress: bool = False,
+) -> list[str]:
+    """Learns a vocabulary from a dataset of text, as `tensorflow_text`'s `bert_vocab_from_dataset` does.
+
+    The text is split into words by the basic tokenizer of
+    `BertTokenizer(compat="tf_text", **bert_tokenizer_params)`, the words are
+    counted and `learn(counts, vocab_size, reserved_tokens, **learn_params)`
+    runs. Use the same `bert_tokenizer_params` for the BertTokenizer.
+
+    Args:
+      dataset: elements are tf.string tensors of any shape.
+      vocab_size: the target (maximum) vocabulary size.
+      reserved_tokens: tokens placed first, e.g. ["[PAD]", "[UNK]", "[START]", "[END]"].
+      bert_tokenizer_params: `lower_case`, `keep_whitespace`, `normalization_form`,
+        `preserve_unused_token`.
+      learn_params: other arguments of `learn`.
+      progress: progress bars for counting and for the threshold search.
+
+    Returns:
+      The vocabulary, a list of strings (line n of vocab.txt is id n).
+
+    >>> lines = ["Low lower lowest.", "New newer newest!", "Wide wider widest", "low new wide"] * 5
+    >>> vocab = bert_vocab_from_dataset(tf.data.Dataset.from_tensor_slices(lines), 24, ["[UNK]"],
+    ...                                 {"lower_case": True}, {"lower_thresh": 1})
+    >>> vocab[13:18]  # after [UNK] and the alphabet: the learned tokens, most frequent first
+    ['##er', '##est', 'low', 'new', 'wide']
+    """
+    tokenizer_params = dict(bert_tokenizer_params or {})
+    unknown = sorted(set(tokenizer_params) - {"lower_case", "keep_whitespace", "normalization_form", "preserve_unused_token"})
+    if unknown:
+        raise TypeError(f"bert_tokenizer_params: unknown {unknown}; expected lower_case, keep_whitespace, "
+                        "normalization_form, preserve_unused_token")
+    learn_params = dict(learn_params or {})
+    unknown = sorted(set(learn_params) - set(LearnParams._fields))
+    if unknown:
+        raise TypeError(f"learn_params: unknown {unknown}; expected some of {list(LearnParams._fields)}")
+    counts = count_words(dataset, tf_text_basic_tokenizer(**tokenizer_params), progress=progress)
+    return learn(counts, vocab_size, reserved_tokens, **learn_params, progress=progress)
 
 
 def _check_params(params: LearnParams, vocab_size, reserved_tokens) -> None:
