@@ -104,10 +104,11 @@ def learn(
     pairs = _checked_word_counts(word_counts)
     lower, upper = _search_bounds([count for _, count in pairs], upper_thresh, lower_thresh)
     words, counts = _input_words(pairs, reserved_tokens, params)
-    if not words:  # nothing left to learn from: tensorflow_text returns the reserved tokens
+    if not any(words):  # no characters left to learn from: tensorflow_text returns the reserved tokens
         return list(dict.fromkeys(reserved_tokens))
-    lattice = SuffixLattice(words, counts, joiner=joiner if include_joiner_token else "",
-                            min_count=min(lower, (lower + upper) // 2))
+    # The search never tries a threshold below this one (it ends one below `lower` at worst).
+    lowest_threshold = max(1, min(lower - 1, (lower + upper) // 2))
+    lattice = SuffixLattice(words, counts, joiner=joiner if include_joiner_token else "", min_count=lowest_threshold)
     return _search_threshold(lattice, lower, upper, vocab_size, list(reserved_tokens), params, progress=progress)
 
 
@@ -253,6 +254,7 @@ class SuffixLattice:
 
     def __init__(self, words: list[str], counts: np.ndarray, *, joiner: str, min_count: int = 1):
         self.joiner = joiner
+        self.min_count = min_count
         self.words = words
         self.word_counts = counts.astype(np.float64)  # bincount weights; exact below 2**53
         self.word_length = np.array([len(w) for w in words], dtype=np.int64)
@@ -340,12 +342,12 @@ class SuffixLattice:
         in_vocab[token_keys] = True
         ok = in_vocab[self.candidate_key]
         positions, lengths = self.candidate_position[ok], self.candidate_length[ok]
-        longest = np.ones(positions.size, bool)  # the last candidate of a position: they are sorted by length
-        longest[:-1] = positions[1:] != positions[:-1]
+        longest = _run_starts(positions[::-1])[::-1]  # the last candidate of a position: they are sorted by length
         step = np.ones(len(self.word_of), np.int64)
         step[positions[longest]] = lengths[longest]
         counted = np.zeros(len(self.word_of), bool)
-        at, end = self.word_start[:-1], self.word_start[1:]
+        nonempty = self.word_length > 0
+        at, end = self.word_start[:-1][nonempty], self.word_start[1:][nonempty]
         while at.size:
             counted[at] = True
             at = at + step[at]
@@ -362,13 +364,15 @@ class SuffixLattice:
         passing = np.flatnonzero(counts >= thresh)
         order = passing[np.lexsort((self.entry_length[passing], self.entry_key[passing]))]
         keys = self.entry_key[order]
-        first = np.r_[True, keys[1:] != keys[:-1]]
+        first = _run_starts(keys)
         keys, token_counts = keys[first], counts[order][first]
         missing = np.setdiff1d(self.char_keys, keys)
         return np.concatenate([keys, missing]), np.concatenate([token_counts, np.ones(len(missing))])
 
     def vocabulary(self, thresh: int, num_iterations: int, reserved: list[str]) -> list[str]:
         """The vocabulary for one count threshold (tensorflow_text's learn_with_thresh)."""
+        if thresh < self.min_count:
+            raise ValueError(f"thresh: {thresh} is below the min_count={self.min_count} this lattice was built for")
         keys, counts = self.char_keys, np.ones(len(self.char_keys))  # round 0 splits nothing
         for round_ in range(num_iterations):
             entry_counts = self.round0_counts if round_ == 0 else self._entry_counts(self._split_points(keys))
@@ -391,3 +395,10 @@ class SuffixLattice:
             prefix = self.joiner if self.joiner and not self.initial[position] else ""
             out.append(prefix + word[offset : offset + length])
         return out
+
+
+def _run_starts(values: np.ndarray) -> np.ndarray:
+    """Marks the first of each run of equal values."""
+    starts = np.ones(values.size, bool)
+    starts[1:] = values[1:] != values[:-1]
+    return starts

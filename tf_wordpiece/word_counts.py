@@ -50,24 +50,36 @@ def count_words(dataset: tf.data.Dataset, basic_tokenizer: BasicTokenizer, *, pr
 
     def unique_words(strings):
         flat = strings.flat_values if isinstance(strings, tf.RaggedTensor) else tf.reshape(strings, [-1])
-        words, _, counts = tf.unique_with_counts(basic_tokenizer.split(flat).text, out_idx=tf.int64)
-        return words, counts, tf.size(flat)
+        words = basic_tokenizer.split(flat)
+        valid = tf.cond(tf.reduce_all(_is_valid_utf8(flat)), lambda: tf.ones_like(words.row, tf.bool),
+                        lambda: _is_valid_utf8(_original_text(flat, words)))
+        unique, _, counts = tf.unique_with_counts(tf.boolean_mask(words.text, valid), out_idx=tf.int64)
+        return unique, counts, tf.size(flat), tf.size(valid) - tf.reduce_sum(tf.cast(valid, tf.int32))
 
     totals: dict[bytes, int] = {}
     batches = dataset.map(unique_words, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True).prefetch(2)
     result = WordCounts()
     with tqdm(desc="counting words", unit=" strings", disable=not progress, leave=False) as bar:
-        for words, counts, size in batches:
+        for words, counts, size, invalid in batches:
             for word, count in zip(words.numpy().tolist(), counts.numpy().tolist()):
                 totals[word] = totals.get(word, 0) + count
             bar.update(int(size))
             result.lines += int(size)
+            result.skipped_invalid_utf8 += int(invalid)
     for word, count in totals.items():
-        try:
-            result[word.decode("utf-8")] = count
-        except UnicodeDecodeError:
-            result.skipped_invalid_utf8 += count
+        result[word.decode("utf-8")] = count
     return result
+
+
+def _is_valid_utf8(strings: tf.Tensor) -> tf.Tensor:
+    return tf.strings.unicode_transcode(strings, "UTF-8", "UTF-8", errors="replace") == strings
+
+
+def _original_text(strings: tf.Tensor, words) -> tf.Tensor:
+    """Each word's bytes in its original string (words from `BasicTokenizer.split(strings)`)."""
+    begin = tf.gather(words.begin.flat_values, words.begin.row_starts())
+    end = tf.gather(words.end.flat_values, words.end.row_limits() - 1)
+    return tf.strings.substr(tf.gather(strings, words.row), begin, end - begin)
 
 
 def text_line_dataset(paths: Sequence[str | os.PathLike]) -> tf.data.Dataset:
