@@ -25,7 +25,7 @@ Two compat modes, because the two published copies of the algorithm differ:
 [('cat', 1), ('hat', 1), ('sat', 1), ('the', 2)]
 >>> vocab = build_from_token_counts(counts, min_count=2)
 >>> vocab[:4]
-['<pad>_', '<EOS>_', 'the_', 'at_']
+['<pad>_', '<EOS>_', 'at_', 'the_']
 >>> encode_text("the rat", vocab)
 [2, ..., 3]
 >>> decode_ids(encode_text("the rat", vocab), vocab)
