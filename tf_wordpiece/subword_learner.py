@@ -27,7 +27,7 @@ Two compat modes, because the two published copies of the algorithm differ:
 >>> vocab[:4]
 ['<pad>_', '<EOS>_', 'at_', 'the_']
 >>> encode_text("the rat", vocab)
-[2, ..., 3]
+[3, ..., 2]
 >>> decode_ids(encode_text("the rat", vocab), vocab)
 'the rat'
 """
