@@ -12,7 +12,7 @@ replaces the `\\<code point>;` escapes by a byte fallback, and more): see the
 table in `tf_wordpiece/subword_learner.py`, which learns both; this encoder runs
 tensor2tensor's. Invalid UTF-8 input is read as U+FFFD (so it does not round trip).
 
->>> enc = SubwordTextEncoder.build_from_corpus(["the cat sat on the mat"] * 3, 30, verbose=False)
+>>> enc = SubwordTextEncoder.build_from_corpus(["the cat sat on the mat"] * 3, 40, verbose=False)
 >>> ids = enc.encode(tf.constant(["the bat sat", "x_y\\n"]))
 >>> ids.shape.as_list(), ids.dtype.name
 ([2, None], 'int64')
@@ -52,11 +52,14 @@ class SubwordTextEncoder(tf.Module):
         [0, vocab_size) decode to nothing, as in tensor2tensor.
       vocab_size() -> int32 scalar.
 
-    >>> enc = SubwordTextEncoder(["<pad>_", "<EOS>_", "hello_", "h", "e", "l", "o", "_"])
-    >>> enc.encode(tf.constant(["hello", "hole"])).to_list()
-    [[2], [3, 6, 5, 4, 7]]
-    >>> enc.decode(tf.ragged.constant([[2, 2], [3, 4]], tf.int64)).numpy().tolist()
-    [b'hello hello', b'he']
+    >>> enc = SubwordTextEncoder.build_from_corpus(["hello world"] * 5, 40, verbose=False)
+    >>> enc.subtokens[:4]
+    ['<pad>_', '<EOS>_', 'world_', 'hello_']
+    >>> ids = enc.encode(tf.constant(["hello world", "world, hello"]))
+    >>> ids.to_list()
+    [[3, 2], [2, ...]]
+    >>> enc.decode(ids).numpy().tolist()
+    [b'hello world', b'world, hello']
     """
 
     def __init__(self, subtokens: Sequence[str] | str | os.PathLike):
