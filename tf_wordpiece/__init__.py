@@ -5,9 +5,10 @@ This is the public API.
 
 from tf_wordpiece.basic_tokenizer import BasicTokenizer as BasicTokenizer
 from tf_wordpiece.bert_tokenizer import BertTokenizer as BertTokenizer
+from tf_wordpiece.subword_text_encoder import SubwordTextEncoder as SubwordTextEncoder
 from tf_wordpiece.vocab import Vocab as Vocab
 from tf_wordpiece.wordpiece import WordpieceTokenizer as WordpieceTokenizer
 
 __version__ = "0.1.0"
 
-__all__ = ["BasicTokenizer", "BertTokenizer", "Vocab", "WordpieceTokenizer", "__version__"]
+__all__ = ["BasicTokenizer", "BertTokenizer", "SubwordTextEncoder", "Vocab", "WordpieceTokenizer", "__version__"]

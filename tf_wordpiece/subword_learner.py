@@ -138,9 +138,9 @@ def tfds_tokens(text: str, reserved_tokens: Sequence[str] = ()) -> list[str]:
             skip = False
             continue
         following = tokens[i + 1] if i + 1 < len(tokens) else None
-        if token == TFDS_UNDERSCORE:  # written in the text: kept apart from the escape
-            prepared.append(token[:2])
-            token = token[2:]
+        if token == TFDS_UNDERSCORE:  # written in the text: two tokens, and a space after it is kept
+            prepared += [token[:2], token[2:] + ("_" if following == " " else "")]
+            continue
         token = token.replace("_", TFDS_UNDERSCORE)
         if following == " ":
             token += "_"
@@ -211,13 +211,16 @@ def segment(token: str, vocab: Mapping[str, int] | set[str], max_length: int) ->
 
 def encode_text(text: str, vocab: Sequence[str]) -> list[int]:
     """The pure-Python t2t encoder: text -> ids (the twin of the graph encoder)."""
-    ids = subtoken_ids(vocab)
-    alphabet = alphabet_of(vocab)
-    longest = max(len(s) for s in vocab)
+    ids, alphabet, longest = _encoding_tables(tuple(vocab))
     out = []
     for token in split_text(text):
         out += [ids[s] for s in segment(escape_token(token, alphabet), ids, longest)]
     return out
+
+
+@functools.lru_cache(maxsize=4)
+def _encoding_tables(vocab: tuple[str, ...]) -> tuple[dict[str, int], frozenset[str], int]:
+    return subtoken_ids(vocab), alphabet_of(vocab), max(len(s) for s in vocab)
 
 
 def decode_ids(ids: Sequence[int], vocab: Sequence[str]) -> str:
