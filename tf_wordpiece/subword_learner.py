@@ -1,0 +1,445 @@
+"""Learning tensor2tensor's invertible subword vocabulary (`SubwordTextEncoder`), in plain Python.
+
+The vocabulary is a list of subtoken strings; id n is line n. Text is split
+into tokens (runs of alphanumeric and of other characters), each token is
+escaped and ends with `_`, and escaped tokens are cut into the longest
+subtokens, left to right. The graph encoder is `subword_text_encoder.py`;
+this module learns vocabularies and holds the pure-Python twin of the encoder
+that the tests compare it with.
+
+Two compat modes, because the two published copies of the algorithm differ:
+
+| | `compat="t2t"` (default): tensor2tensor | `compat="tfds"`: `tfds.deprecated.text` |
+|---|---|---|
+| tokens | runs of Unicode category L*/N* and of the rest; one space between two alphanumeric tokens is implied | runs of `re` `\\w` (which includes `_`) and `\\W`; a token followed by exactly `" "` gets `_`, the space is dropped |
+| every token ends in `_` | yes | only before a single space |
+| `_`, `\\` | `\\u`, `\\\\` | `_` becomes `\\&undsc` (its byte id when not a subword); `\\` kept |
+| characters outside the alphabet | `\\<code point>;` built from alphabet characters, so every id is a subtoken | UTF-8 byte ids after the subwords (1 + subwords + 256 ids) |
+| vocabulary starts from | every character of the corpus plus `\\_u;0123456789` | the reserved tokens only; single-byte characters are never learned |
+| reserved tokens | `<pad>` (id 0), `<EOS>` (id 1), escaped (`<pad>_`) | none by default; id 0 is padding, subword ids start at 1 |
+| `max_subtoken_length=m` | substrings up to m - 1 characters are counted (its off-by-one, kept); None: no limit | up to m characters; default 20 |
+| binary search on min_count | between `min_val` (1) and `max_val` (1000); ties keep the earlier try | between the least and the most frequent token count; ties keep the later try |
+
+>>> counts = corpus_token_counts(["the cat sat", "the hat"])
+>>> sorted(counts.items())
+[('cat', 1), ('hat', 1), ('sat', 1), ('the', 2)]
+>>> vocab = build_from_token_counts(counts, min_count=2)
+>>> vocab[:4]
+['<pad>_', '<EOS>_', 'at_', 'the_']
+>>> encode_text("the rat", vocab)
+[3, ..., 2]
+>>> decode_ids(encode_text("the rat", vocab), vocab)
+'the rat'
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import re
+import sys
+import time
+import unicodedata
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+from tqdm import tqdm
+
+PAD = "<pad>"
+EOS = "<EOS>"
+RESERVED_TOKENS = (PAD, EOS)
+ESCAPE_CHARS = frozenset("\\_u;0123456789")
+TFDS_UNDERSCORE = "\\&undsc"  # tfds's stand-in for "_" inside tokens
+NUM_BYTES = 256
+COMPATS = ("t2t", "tfds")
+NUM_CODE_POINTS = 0x110000
+_UNESCAPE = re.compile(r"\\u|\\\\|\\([0-9]+);")
+UNDEFINED_CHARACTER = "\u3013"  # what t2t decodes an out-of-range `\\<n>;` to
+
+
+def check_compat(compat: str) -> str:
+    if compat not in COMPATS:
+        raise ValueError(f"compat: expected one of {COMPATS}, got {compat!r}")
+    return compat
+
+
+@functools.cache
+def alnum_table(compat: str) -> np.ndarray:
+    """bool [0x110000]: which code points make alphanumeric tokens, per this Python's Unicode data.
+
+    t2t: Unicode category L* or N* (U+10FFFF excluded, as t2t's table stops before it).
+    tfds: what `re`'s `\\w` matches (letters, numbers and `_`).
+    """
+    check_compat(compat)
+    chars = "".join(chr(c) if not 0xD800 <= c < 0xE000 else " " for c in range(NUM_CODE_POINTS))
+    table = np.zeros(NUM_CODE_POINTS, bool)
+    if compat == "tfds":
+        table[[m.start() for m in re.finditer(r"\w", chars)]] = True
+    else:
+        table[:-1] = [unicodedata.category(c)[0] in "LN" for c in chars[:-1]]
+        table[0xD800:0xE000] = False
+    return table
+
+
+def _is_alnum(char: str, compat: str) -> bool:
+    return bool(alnum_table(compat)[ord(char)])
+
+
+# --- tokens ------------------------------------------------------------------------------------
+
+
+def split_text(text: str) -> list[str]:
+    """tensor2tensor's tokenizer: runs of alphanumeric / other characters; a single
+    space between two tokens is dropped (decode puts it back between alphanumeric ones).
+
+    >>> split_text("Hello, world  !")
+    ['Hello', ', ', 'world', '  !']
+    """
+    if not text:
+        return []
+    table = alnum_table("t2t")
+    kinds = table[np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)]
+    cuts = (np.flatnonzero(kinds[1:] != kinds[:-1]) + 1).tolist()
+    starts = [0] + cuts
+    ends = cuts + [len(text)]
+    tokens = [text[a:b] for a, b in zip(starts, ends)]
+    last = len(tokens) - 1
+    return [t for i, t in enumerate(tokens) if t != " " or i == 0 or i == last]
+
+
+def join_tokens(tokens: Sequence[str]) -> str:
+    """Inverse of split_text: one space between two tokens that start alphanumeric."""
+    parts = []
+    for i, token in enumerate(tokens):
+        if i and _is_alnum(tokens[i - 1][0], "t2t") and _is_alnum(token[0], "t2t"):
+            parts.append(" ")
+        parts.append(token)
+    return "".join(parts)
+
+
+def tfds_tokens(text: str, reserved_tokens: Sequence[str] = ()) -> list[str]:
+    """tfds's tokens, prepared for encoding: `_` -> `\\&undsc`, `_` appended before a single space.
+
+    Reserved tokens (and `\\&undsc` written in the text) are split out whole first.
+
+    >>> tfds_tokens("Hello world, a_b")
+    ['Hello_', 'world', ', ', 'a\\\\&undscb']
+    """
+    specials = [*reserved_tokens, TFDS_UNDERSCORE]
+    pieces = re.split("(" + "|".join(re.escape(t) for t in specials) + ")", text)
+    tokens = []
+    for piece in pieces:
+        tokens += [piece] if piece in specials else re.split(r"(\W+)", piece)
+    tokens = [t for t in tokens if t]
+    prepared = []
+    skip = False
+    for i, token in enumerate(tokens):
+        if skip:
+            skip = False
+            continue
+        following = tokens[i + 1] if i + 1 < len(tokens) else None
+        if token == TFDS_UNDERSCORE:  # written in the text: two tokens, and a space after it is kept
+            prepared += [token[:2], token[2:] + ("_" if following == " " else "")]
+            continue
+        token = token.replace("_", TFDS_UNDERSCORE)
+        if following == " ":
+            token += "_"
+            skip = True
+        prepared.append(token)
+    return prepared
+
+
+def corpus_token_counts(lines: Iterable[str], *, compat: str = "t2t", reserved_tokens: Sequence[str] = ()) -> collections.Counter:
+    """Token counts over lines of text (t2t: raw tokens; tfds: prepared tokens)."""
+    check_compat(compat)
+    counts: collections.Counter = collections.Counter()
+    for line in lines:
+        counts.update(split_text(line) if compat == "t2t" else tfds_tokens(line, reserved_tokens))
+    return counts
+
+
+# --- escaping (t2t) ----------------------------------------------------------------------------
+
+
+def escape_token(token: str, alphabet: set[str] | frozenset[str]) -> str:
+    """`\\` -> `\\\\`, `_` -> `\\u`, a character outside the alphabet (and newline) ->
+    `\\<code point>;`, then `_` to end the token.
+
+    >>> escape_token("a_b\\né", alphabet_of(["ab"]))
+    'a\\\\ub\\\\10;\\\\233;_'
+    """
+    token = token.replace("\\", "\\\\").replace("_", "\\u")
+    return "".join(c if c in alphabet and c != "\n" else f"\\{ord(c)};" for c in token) + "_"
+
+
+def unescape_token(escaped: str) -> str:
+    """Inverse of escape_token (a trailing `_` is dropped); `\\<n>;` past U+10FFFF gives U+3013."""
+
+    def replace(match: re.Match) -> str:
+        if match.group(1) is None:
+            return "_" if match.group(0) == "\\u" else "\\"
+        try:
+            return chr(int(match.group(1)))
+        except (ValueError, OverflowError):
+            return UNDEFINED_CHARACTER
+
+    return _UNESCAPE.sub(replace, escaped[:-1] if escaped.endswith("_") else escaped)
+
+
+def alphabet_of(strings: Iterable[str]) -> frozenset[str]:
+    """Every character of `strings`, plus the characters escapes are written with."""
+    return frozenset(c for s in strings for c in s) | ESCAPE_CHARS
+
+
+# --- greedy longest match ------------------------------------------------------------------------
+
+
+def segment(token: str, vocab: Mapping[str, int] | set[str], max_length: int) -> list[str]:
+    """Longest vocabulary strings, left to right; a position no string starts becomes one character."""
+    pieces = []
+    start = 0
+    while start < len(token):
+        for end in range(min(len(token), start + max_length), start, -1):
+            if token[start:end] in vocab:
+                break
+        else:
+            end = start + 1
+        pieces.append(token[start:end])
+        start = end
+    return pieces
+
+
+def encode_text(text: str, vocab: Sequence[str]) -> list[int]:
+    """The pure-Python t2t encoder: text -> ids (the twin of the graph encoder)."""
+    ids, alphabet, longest = _encoding_tables(tuple(vocab))
+    out = []
+    for token in split_text(text):
+        out += [ids[s] for s in segment(escape_token(token, alphabet), ids, longest)]
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def _encoding_tables(vocab: tuple[str, ...]) -> tuple[dict[str, int], frozenset[str], int]:
+    return subtoken_ids(vocab), alphabet_of(vocab), max(len(s) for s in vocab)
+
+
+def decode_ids(ids: Sequence[int], vocab: Sequence[str]) -> str:
+    """The pure-Python t2t decoder; ids outside [0, len(vocab)) decode to nothing."""
+    joined = "".join(vocab[i] if 0 <= i < len(vocab) else "" for i in ids)
+    tokens = [unescape_token(t + "_") for t in joined.split("_") if t]
+    return join_tokens([t for t in tokens if t])
+
+
+def subtoken_ids(vocab: Sequence[str]) -> dict[str, int]:
+    """subtoken -> id; a repeated subtoken gets its last id, empty strings none (as t2t)."""
+    return {s: i for i, s in enumerate(vocab) if s}
+
+
+# --- learning --------------------------------------------------------------------------------------
+
+
+class _Learner:
+    """One corpus, learned at several min_counts: what does not depend on min_count is done once."""
+
+    def __init__(self, token_counts: Mapping[str, int], *, compat: str, reserved_tokens: Sequence[str],
+                 max_subtoken_length: int | None, num_iterations: int):
+        self.compat = check_compat(compat)
+        self.reserved = list(reserved_tokens)
+        self.iterations = num_iterations
+        if compat == "t2t":
+            self.alphabet = alphabet_of([*token_counts, *self.reserved])
+            self.tokens = [(escape_token(t, self.alphabet), c) for t, c in token_counts.items()]
+            self.prefix = [escape_token(t, self.alphabet) for t in self.reserved]
+            # t2t counts substrings shorter than max_subtoken_length (its range stops one early).
+            self.longest = max_subtoken_length - 1 if max_subtoken_length else None
+            first_vocab = set(self.alphabet)
+        else:
+            self.alphabet = frozenset()
+            self.tokens = list(token_counts.items())
+            self.prefix = list(self.reserved)
+            self.longest = max_subtoken_length
+            first_vocab = set(self.reserved)
+        self._first_counts = self._count(first_vocab)
+
+    def _count(self, vocab: set[str]) -> collections.Counter:
+        """Counts of every substring that starts where a current subtoken starts."""
+        vocab = set(vocab) | ({TFDS_UNDERSCORE} if self.compat == "tfds" else set())
+        max_length = max([len(s) for s in vocab] + [1])
+        counts: collections.Counter = collections.Counter()
+        for token, count in self.tokens:
+            start = 0
+            for piece in segment(token, vocab, max_length):
+                stop = len(token) if self.longest is None else min(len(token), start + self.longest)
+                for end in range(start + 1, stop + 1):
+                    counts[token[start:end]] += count
+                start += len(piece)
+        return counts
+
+    def _select(self, counts: collections.Counter, min_count: int) -> list[str]:
+        """Candidates with count >= min_count, longest first, each taking its count from its prefixes."""
+        by_length = collections.defaultdict(list)
+        for s, c in counts.items():
+            if c >= min_count and not self._always_in_vocab(s):
+                by_length[len(s)].append(s)
+        chosen = []
+        for length in sorted(by_length, reverse=True):
+            for s in by_length[length]:
+                count = counts[s]
+                if count >= min_count:
+                    chosen.append((count, s))
+                    for end in range(1, length):
+                        counts[s[:end]] -= count
+        chosen += [(counts.get(a, 0), a) for a in self.alphabet]  # t2t: the alphabet, always
+        chosen.sort(reverse=True)
+        return self.prefix + [s for _, s in chosen]
+
+    def _always_in_vocab(self, s: str) -> bool:
+        if self.compat == "t2t":
+            return s in self.alphabet
+        return len(s.encode("utf-8", "surrogatepass")) <= 1  # a byte id covers it
+
+    def build(self, min_count: int) -> list[str]:
+        min_count = max(min_count, 1) if self.compat == "t2t" else min_count
+        vocab: list[str] = []
+        for i in range(self.iterations):
+            counts = collections.Counter(self._first_counts) if i == 0 else self._count(set(vocab))
+            vocab = self._select(counts, min_count)
+        if self.compat == "tfds":
+            vocab = [s for s in vocab if s]
+        return vocab
+
+    def size(self, vocab: list[str]) -> int:
+        return len(vocab) if self.compat == "t2t" else 1 + len(vocab) + NUM_BYTES
+
+    def smallest_size(self) -> int:
+        return len(self.alphabet) + len(self.reserved) if self.compat == "t2t" else 1 + len(self.reserved) + NUM_BYTES
+
+
+def _check_reserved(reserved_tokens: Sequence[str], compat: str) -> list[str]:
+    reserved = list(reserved_tokens)
+    if compat == "t2t" and reserved[: len(RESERVED_TOKENS)] != list(RESERVED_TOKENS):
+        raise ValueError(f"reserved_tokens: {reserved} must start with {list(RESERVED_TOKENS)} (tensor2tensor's ids 0 and 1)")
+    if compat == "tfds":
+        bad = [t for t in reserved if t.endswith("_") or len([p for p in re.split(r"(\W+)", t) if p]) < 2]
+        if bad:
+            raise ValueError(f"reserved_tokens: {bad} must mix alphanumeric and other characters and not end in '_' (like '<EOS>')")
+    return reserved
+
+
+def _default_reserved(compat: str) -> tuple[str, ...]:
+    return RESERVED_TOKENS if compat == "t2t" else ()
+
+
+def build_from_token_counts(token_counts: Mapping[str, int], min_count: int, *, compat: str = "t2t",
+                            num_iterations: int = 4, max_subtoken_length: int | None = None,
+                            reserved_tokens: Sequence[str] | None = None) -> list[str]:
+    """One vocabulary for one min_count (see the module docstring for the algorithm).
+
+    Returns the subtoken list (t2t: id n is entry n; tfds: id n + 1, bytes after).
+    """
+    reserved = _check_reserved(_default_reserved(compat) if reserved_tokens is None else reserved_tokens, compat)
+    _check_counts(token_counts)
+    return _Learner(token_counts, compat=compat, reserved_tokens=reserved, max_subtoken_length=max_subtoken_length,
+                    num_iterations=num_iterations).build(min_count)
+
+
+def build_to_target_size(token_counts: Mapping[str, int], target_size: int, *, compat: str = "t2t",
+                         min_val: int | None = None, max_val: int | None = None, num_iterations: int = 4,
+                         max_subtoken_length: int | None = None, reserved_tokens: Sequence[str] | None = None,
+                         verbose: bool = True) -> list[str]:
+    """Binary search on min_count for the vocabulary whose size is closest to `target_size`.
+
+    Sizes within 1% of the target end the search. Bounds default to t2t's 1 and
+    1000, or tfds's least and greatest token count. `target_size` counts every
+    id (t2t: the subtokens; tfds: padding + subwords + 256 bytes).
+    """
+    check_compat(compat)
+    reserved = _check_reserved(_default_reserved(compat) if reserved_tokens is None else reserved_tokens, compat)
+    _check_counts(token_counts)
+    if compat == "tfds" and max_subtoken_length is None:
+        max_subtoken_length = 20
+    if max_subtoken_length is not None and (not isinstance(max_subtoken_length, int) or max_subtoken_length < 1):
+        raise ValueError(f"max_subtoken_length: expected a positive int or None, got {max_subtoken_length!r}")
+    if compat == "t2t":
+        low, high = 1 if min_val is None else min_val, 1000 if max_val is None else max_val
+    else:
+        low = max(min(token_counts.values()), 1) if min_val is None else min_val
+        high = max(token_counts.values()) if max_val is None else max_val
+    if low > high:
+        raise ValueError(f"min_val: {low} is greater than max_val {high}; pass min_val <= max_val")
+    start = time.perf_counter()
+    learner = _Learner(token_counts, compat=compat, reserved_tokens=reserved, max_subtoken_length=max_subtoken_length,
+                       num_iterations=num_iterations)
+    if not isinstance(target_size, int) or target_size < learner.smallest_size():
+        raise ValueError(
+            f"target_size: {target_size!r} is smaller than the smallest vocabulary for this corpus "
+            f"({learner.smallest_size()} ids: {_smallest_what(learner)}); pass at least {learner.smallest_size()}"
+        )
+    with tqdm(desc=f"subwords ({compat})", unit=" builds", disable=not verbose, file=sys.stderr) as bar:
+
+        def build(min_count: int) -> list[str]:
+            vocab = learner.build(min_count)
+            bar.update(1)
+            bar.set_postfix(min_count=min_count, size=learner.size(vocab))
+            return vocab
+
+        vocab = _bisect(build, learner.size, target_size, low, high, prefer_later=compat == "tfds")
+    if verbose:
+        print(f"learned {learner.size(vocab)} ids (target {target_size}) from {len(token_counts)} distinct tokens "
+              f"in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    return vocab
+
+
+def _smallest_what(learner: _Learner) -> str:
+    if learner.compat == "t2t":
+        return f"{len(learner.alphabet)} alphabet characters and {len(learner.reserved)} reserved tokens"
+    return f"padding, {len(learner.reserved)} reserved tokens and {NUM_BYTES} bytes"
+
+
+def _bisect(build, size, target: int, low: int, high: int, *, prefer_later: bool) -> list[str]:
+    """t2t/tfds's recursive bisection, with each one's tie-break."""
+    middle = (low + high) // 2
+    vocab = build(middle)
+    off = abs(size(vocab) - target)
+    if off * 100 < target or low >= high or middle < 2:
+        return vocab
+    if size(vocab) > target:
+        other = _bisect(build, size, target, middle + 1, high, prefer_later=prefer_later)
+    else:
+        other = _bisect(build, size, target, low, middle - 1, prefer_later=prefer_later)
+    other_off = abs(size(other) - target)
+    if prefer_later:
+        return vocab if off < other_off else other
+    return other if other_off < off else vocab
+
+
+def _check_counts(token_counts: Mapping[str, int]) -> None:
+    if not token_counts:
+        raise ValueError("token_counts: empty; learn from a corpus with at least one non-empty line")
+
+
+# --- vocabulary files --------------------------------------------------------------------------------
+
+
+def format_vocab(subtokens: Sequence[str]) -> str:
+    """t2t's `store_to_file` format: one subtoken a line, in single quotes."""
+    return "".join(f"'{s}'\n" for s in subtokens)
+
+
+def parse_vocab(text: str, *, source: str) -> list[str]:
+    """t2t's `load_from_file` reading: each line right-stripped, then one pair of wrapping ' or " removed.
+
+    Lines end at `\\n` only (a subtoken may contain other line breaks such as `\\r`).
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    subtokens = []
+    for line in lines:
+        s = line.rstrip()
+        if s[:1] in ("'", "\"") and s.endswith(s[0]):
+            s = s[1:-1]
+        subtokens.append(s)
+    if not any(subtokens):
+        raise ValueError(f"vocab: the {source} has no subtokens; pass a file written by store_to_file")
+    return subtokens

@@ -1,0 +1,324 @@
+"""SubwordTextEncoder: tensor2tensor's invertible subword encoder, in core TensorFlow ops.
+
+decode(encode(s)) == s for every valid UTF-8 string s: text is split into runs
+of alphanumeric (Unicode L*/N*) and other characters, each token is escaped
+(`\\` -> `\\\\`, `_` -> `\\u`, characters outside the learned alphabet and
+newline -> `\\<code point>;`) and ends with `_`, and escaped tokens are cut into
+the longest subtokens left to right. Every character of an escape is in the
+alphabet, so no id is ever unknown.
+
+Where tensor2tensor and `tfds.deprecated.text.SubwordTextEncoder` differ (tfds
+replaces the `\\<code point>;` escapes by a byte fallback, and more): see the
+table in `tf_wordpiece/subword_learner.py`, which learns both; this encoder runs
+tensor2tensor's. Invalid UTF-8 input is read as U+FFFD (so it does not round trip).
+
+>>> enc = SubwordTextEncoder.build_from_corpus(["the cat sat on the mat"] * 3, 40, verbose=False)
+>>> ids = enc.encode(tf.constant(["the bat sat", "x_y\\n"]))
+>>> ids.shape.as_list(), ids.dtype.name
+([2, None], 'int64')
+>>> enc.decode(ids).numpy().tolist()
+[b'the bat sat', b'x_y\\n']
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import tempfile
+from typing import Iterable, Sequence
+
+import numpy as np
+import tensorflow as tf
+
+from tf_wordpiece import subword_learner as sl
+from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.shapes import as_strings, rows_of_values
+
+STRING_BATCH = tf.TensorSpec([None], tf.string)
+_BACKSLASH, _UNDERSCORE, _SEMICOLON, _LOWER_U, _NEWLINE = 92, 95, 59, 117, 10
+_MAX_CODE_POINT = 0x10FFFF
+
+
+class SubwordTextEncoder(tf.Module):
+    """tensor2tensor's SubwordTextEncoder as a tf.Module: `encode`, `decode`, `vocab_size`.
+
+    Args:
+      subtokens: the subtoken strings (id n is entry n), or the path of a
+        vocabulary file in `store_to_file`'s format (one quoted subtoken a line).
+
+    Signatures (traced at construction, so a SavedModel has them):
+      encode(string [batch]) -> int64 RaggedTensor [batch, ids].
+      decode(int64 [batch, ids], dense or ragged) -> string [batch]; ids outside
+        [0, vocab_size) decode to nothing, as in tensor2tensor.
+      vocab_size() -> int32 scalar.
+
+    >>> enc = SubwordTextEncoder.build_from_corpus(["hello world"] * 5, 40, verbose=False)
+    >>> enc.subtokens[:4]
+    ['<pad>_', '<EOS>_', 'world_', 'hello_']
+    >>> ids = enc.encode(tf.constant(["hello world", "world, hello"]))
+    >>> ids.to_list()
+    [[3, 2], [2, ...]]
+    >>> enc.decode(ids).numpy().tolist()
+    [b'hello world', b'world, hello']
+    """
+
+    def __init__(self, subtokens: Sequence[str] | str | os.PathLike):
+        super().__init__()
+        if isinstance(subtokens, (str, os.PathLike)):
+            self.source = f"vocab file {os.fspath(subtokens)!r}"
+            subtokens = _read_vocab(subtokens)
+        else:
+            self.source = "subtoken list"
+            subtokens = _checked_list(subtokens)
+        self.subtokens = subtokens
+        self.alphabet = sl.alphabet_of(subtokens)
+        _check_encodable(subtokens, self.alphabet, self.source)
+        ids = sl.subtoken_ids(subtokens)
+        self._table = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(tf.constant(list(ids)), tf.constant(list(ids.values()), tf.int64)),
+            default_value=-1,
+        )
+        self._strings = tf.constant(subtokens)
+        self._alnum = ut.CodePointLookup(sl.alnum_table("t2t"))
+        self._kind = ut.CodePointLookup(_escape_kinds(self.alphabet))
+        self._longest_from = ut.CodePointLookup(_longest_subtoken_from(ids))
+
+        self.encode.get_concrete_function(STRING_BATCH)
+        self.decode.get_concrete_function(tf.TensorSpec([None, None], tf.int64))
+        self.decode.get_concrete_function(tf.RaggedTensorSpec([None, None], tf.int64))
+        self.vocab_size.get_concrete_function()
+
+    @classmethod
+    def build_from_corpus(cls, lines: Iterable[str], target_vocab_size: int, *, max_subtoken_length: int | None = None,
+                          reserved_tokens: Sequence[str] = sl.RESERVED_TOKENS, min_val: int = 1, max_val: int = 1000,
+                          num_iterations: int = 4, verbose: bool = True) -> "SubwordTextEncoder":
+        """Learns a vocabulary of about `target_vocab_size` subtokens from lines of text (t2t's
+        `build_from_generator`); see `subword_learner.build_to_target_size`."""
+        counts = sl.corpus_token_counts(lines)
+        subtokens = sl.build_to_target_size(
+            counts, target_vocab_size, min_val=min_val, max_val=max_val, num_iterations=num_iterations,
+            max_subtoken_length=max_subtoken_length, reserved_tokens=reserved_tokens, verbose=verbose,
+        )
+        return cls(subtokens)
+
+    @classmethod
+    def load_from_file(cls, path: str | os.PathLike) -> "SubwordTextEncoder":
+        """Reads a vocabulary file written by `store_to_file` (or by tensor2tensor)."""
+        return cls(path)
+
+    def store_to_file(self, path: str | os.PathLike) -> None:
+        """Writes one quoted subtoken a line (tensor2tensor's format), atomically."""
+        path = pathlib.Path(path)
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", newline="\n", dir=path.parent,
+                                         prefix=f".{path.name}.", delete=False) as f:
+            f.write(sl.format_vocab(self.subtokens))
+        os.replace(f.name, path)
+
+    @tf.function
+    def encode(self, strings):
+        strings = as_strings(strings, "strings")
+        if strings.shape.rank != 1:
+            raise ValueError(f"strings: expected a [batch] vector of strings, got shape {strings.shape}")
+        tokens = self._escaped_tokens(strings)  # ragged [batch, tokens]
+        unique, index = tf.unique(tokens.flat_values)
+        pieces = self._longest_matches(unique)  # ragged [unique, pieces]
+        per_token = tf.gather(pieces, index)
+        return tokens.with_flat_values(per_token).merge_dims(1, 2)
+
+    @tf.function
+    def decode(self, ids):
+        if not isinstance(ids, tf.RaggedTensor):
+            ids = tf.RaggedTensor.from_tensor(tf.convert_to_tensor(ids))
+        if not ids.dtype.is_integer or ids.shape.rank != 2:
+            raise TypeError(f"ids: expected integer ids [batch, ids], got {ids.dtype.name} of rank {ids.shape.rank}")
+        values = tf.cast(ids.flat_values, tf.int64)
+        valid = (values >= 0) & (values < tf.size(self._strings, out_type=tf.int64))
+        strings = tf.where(valid, tf.gather(self._strings, tf.where(valid, values, 0)), "")
+        text = tf.strings.reduce_join(ids.with_flat_values(strings), axis=1)
+        tokens = tf.strings.split(text, "_")
+        tokens = tf.ragged.boolean_mask(tokens, tokens != "")
+        return self._join(tokens.with_flat_values(self._unescape(tokens.flat_values)))
+
+    @tf.function(input_signature=[])
+    def vocab_size(self):
+        return tf.size(self._strings)
+
+    def _escaped_tokens(self, strings: tf.Tensor) -> tf.RaggedTensor:
+        """string [batch] -> ragged [batch, tokens] of escaped tokens, each ending in `_`."""
+        chars = tf.strings.unicode_decode(strings, "UTF-8", errors="replace")
+        cps = chars.flat_values
+        size = tf.size(cps)
+        position = tf.range(size)
+        row = tf.cast(chars.value_rowids(), tf.int32)
+        row_start = tf.gather(tf.cast(chars.row_starts(), tf.int32), row)
+        alnum = self._alnum(cps) > 0
+        starts = (position == row_start) | (alnum != tf.gather(alnum, tf.maximum(position - 1, 0)))
+        token_of_char = tf.cumsum(tf.cast(starts, tf.int32)) - 1
+        token_start = tf.boolean_mask(position, starts)
+        token_end = tf.concat([token_start, [size]], 0)[1:]
+        token_row = tf.gather(row, token_start)
+        row_end = tf.gather(tf.cast(chars.row_limits(), tf.int32), token_row)
+        # t2t drops a single-space token, but not the first or the last of a string.
+        lone_space = (token_end - token_start == 1) & (tf.gather(cps, token_start) == 32)
+        keep = ~lone_space | (token_start == tf.gather(row_start, token_start)) | (token_end == row_end)
+
+        kind = self._kind(cps)  # 0 as is, 1 `\\<code point>;`, 2 `\\\\`, 3 `\\u`
+        as_is = tf.strings.unicode_encode(cps[:, None], "UTF-8")
+        numbered = tf.strings.join(["\\", tf.strings.as_string(cps), ";"])
+        escaped = tf.gather(tf.stack([as_is, numbered, tf.fill([size], "\\\\"), tf.fill([size], "\\u")], 1),
+                            kind, batch_dims=1)
+        token_text = tf.strings.reduce_join(tf.RaggedTensor.from_value_rowids(escaped, token_of_char), axis=1)
+        token_text = tf.strings.join([token_text, "_"])
+        num_rows = tf.shape(strings, out_type=tf.int64)[0]
+        return tf.RaggedTensor.from_value_rowids(
+            tf.boolean_mask(token_text, keep), tf.cast(tf.boolean_mask(token_row, keep), tf.int64), nrows=num_rows
+        )
+
+    def _longest_matches(self, tokens: tf.Tensor) -> tf.RaggedTensor:
+        """Escaped tokens [u] -> ids [u, pieces]: longest subtoken first, left to right.
+
+        Every candidate (start, length up to the longest subtoken that starts
+        with that character) is looked up in one batch; then each token follows
+        its chain of longest matches from its first character.
+        """
+        joined = tf.strings.reduce_join(tokens)
+        cps, byte_at = tf.strings.unicode_decode_with_offsets(tf.strings.join([joined, "\x00"]), "UTF-8")
+        byte_at = tf.cast(byte_at, tf.int32)
+        n_chars = tf.strings.length(tokens, unit="UTF8_CHAR")
+        size = tf.reduce_sum(n_chars)
+        token_first = tf.cumsum(n_chars, exclusive=True)
+        char_token = rows_of_values(token_first, size)
+        position = tf.range(size)
+        remaining = tf.gather(token_first + n_chars, char_token) - position
+        count = tf.minimum(remaining, self._longest_from(cps[:-1]))
+        first_cand = tf.cumsum(count, exclusive=True)
+        num_cands = tf.reduce_sum(count)
+        cand_char = rows_of_values(first_cand, num_cands)
+        cand_length = tf.range(num_cands) - tf.gather(first_cand, cand_char) + 1
+        begin = tf.gather(byte_at, cand_char)
+        end = tf.gather(byte_at, cand_char + cand_length)
+        cand_id = self._table.lookup(tf.strings.substr(joined, begin, end - begin))
+        best = tf.math.unsorted_segment_max(tf.where(cand_id >= 0, cand_length, 0), cand_char, size)
+        best_id = tf.gather(cand_id, first_cand + best - 1)  # every character is a subtoken: best >= 1
+        on_path = _follow(position + best, token_first, size, tf.reduce_max(tf.concat([n_chars, [0]], 0)))
+        return tf.RaggedTensor.from_value_rowids(
+            tf.boolean_mask(best_id, on_path), tf.cast(tf.boolean_mask(char_token, on_path), tf.int64),
+            nrows=tf.cast(tf.size(tokens), tf.int64),
+        )
+
+    def _unescape(self, tokens: tf.Tensor) -> tf.Tensor:
+        """Escaped tokens [m] (no trailing `_`) -> text: `\\u`, `\\\\`, `\\<n>;` read left to right."""
+        chars = tf.strings.unicode_decode(tokens, "UTF-8")
+        cps = chars.flat_values
+        size = tf.size(cps)
+        position = tf.range(size)
+        row_end = tf.gather(tf.cast(chars.row_limits(), tf.int32), tf.cast(chars.value_rowids(), tf.int32))
+        padded = tf.concat([cps, [-1]], 0)
+        following = tf.where(position + 1 < row_end, tf.gather(padded, position + 1), -1)
+        is_digit = (cps >= 48) & (cps <= 57)
+        # Where each run of digits ends: the next non-digit or the end of the token.
+        stops = tf.sort(tf.concat([tf.cast(tf.reshape(tf.where(~is_digit), [-1]), tf.int32), row_end], 0))
+        digits_end = tf.gather(stops, tf.searchsorted(stops, position + 1))
+        run_end = tf.gather(stops, tf.searchsorted(stops, position))  # for the digits themselves
+        semicolon = (digits_end < row_end) & (tf.gather(padded, tf.minimum(digits_end, size)) == _SEMICOLON)
+        backslash = cps == _BACKSLASH
+        numbered = backslash & (digits_end > position + 1) & semicolon
+        pair = backslash & ((following == _LOWER_U) | (following == _BACKSLASH))
+        step = tf.where(numbered, digits_end - position + 1, tf.where(pair, 2, 1))
+
+        # The number of each `\\<digits>;`, exact below 2e6 (enough to tell a code point from too large).
+        digit = tf.cast(cps - 48, tf.float64)
+        power = tf.pow(tf.constant(10.0, tf.float64), tf.cast(run_end - 1 - position, tf.float64))
+        part = tf.where(is_digit & (cps != 48), tf.minimum(digit * power, 2e6), 0.0)
+        sums = tf.concat([[0.0], tf.cumsum(part)], 0)
+        number = tf.round(tf.gather(sums, digits_end) - tf.gather(sums, tf.minimum(position + 1, size)))  # pow is inexact
+        from_number = tf.where(number <= _MAX_CODE_POINT, tf.cast(number, tf.int32), ord(sl.UNDEFINED_CHARACTER))
+        out = tf.where(numbered, from_number, tf.where(pair & (following == _LOWER_U), _UNDERSCORE, cps))
+
+        on_path = _follow(position + step, tf.cast(chars.row_starts(), tf.int32), size,
+                          tf.reduce_max(tf.concat([tf.cast(chars.row_lengths(), tf.int32), [0]], 0)))
+        kept = tf.ragged.boolean_mask(chars.with_flat_values(out), chars.with_flat_values(on_path))
+        return tf.strings.unicode_encode(kept, "UTF-8", errors="replace")
+
+    def _join(self, tokens: tf.RaggedTensor) -> tf.Tensor:
+        """t2t's detokenizer: one space between two tokens that both start alphanumeric."""
+        words = tokens.flat_values
+        first = tf.strings.unicode_decode(tf.strings.substr(words, 0, 1, unit="UTF8_CHAR"), "UTF-8").flat_values
+        alnum = self._alnum(first) > 0
+        position = tf.range(tf.size(words))
+        row_start = tf.gather(tf.cast(tokens.row_starts(), tf.int32), tf.cast(tokens.value_rowids(), tf.int32))
+        spaced = (position > row_start) & alnum & tf.gather(alnum, tf.maximum(position - 1, 0))
+        words = tf.where(spaced, tf.strings.join([" ", words]), words)
+        return tf.strings.reduce_join(tokens.with_flat_values(words), axis=1)
+
+
+def _follow(jump: tf.Tensor, starts: tf.Tensor, size: tf.Tensor, longest: tf.Tensor) -> tf.Tensor:
+    """bool [size]: positions on the chain start -> jump[start] -> ... of each segment.
+
+    A segment's end is the next one's start (or `size`, a node that jumps to
+    itself), so chains never cross. Pointer doubling: log2(longest) rounds.
+    """
+    jump = tf.concat([jump, [size]], 0)
+    reached = tf.scatter_nd(starts[:, None], tf.ones_like(starts), [size + 1]) > 0
+
+    def double(reached, jump):
+        hops = tf.math.unsorted_segment_max(tf.cast(reached, tf.int32), jump, size + 1) > 0
+        return [reached | hops, tf.gather(jump, jump)]
+
+    rounds = tf.cast(tf.math.ceil(tf.math.log(tf.cast(longest, tf.float32) + 1.0) / tf.math.log(2.0)), tf.int32)
+    reached, _ = tf.while_loop(lambda r, j: True, double, [reached, jump], maximum_iterations=rounds + 1)
+    return reached[:-1]
+
+
+def _escape_kinds(alphabet: frozenset[str]) -> np.ndarray:
+    """Per code point: 0 written as is, 1 `\\<code point>;`, 2 `\\\\`, 3 `\\u`."""
+    kinds = np.ones(ut.NUM_CODE_POINTS, np.int32)
+    kinds[[ord(c) for c in alphabet]] = 0
+    kinds[_NEWLINE] = 1
+    kinds[_BACKSLASH] = 2
+    kinds[_UNDERSCORE] = 3
+    return kinds
+
+
+def _longest_subtoken_from(ids: dict[str, int]) -> np.ndarray:
+    """Per code point: the longest subtoken (in characters) that starts with it."""
+    longest = np.zeros(ut.NUM_CODE_POINTS, np.int64)
+    for s in ids:
+        longest[ord(s[0])] = max(longest[ord(s[0])], len(s))
+    return longest
+
+
+def _checked_list(subtokens) -> list[str]:
+    if isinstance(subtokens, (bytes, bytearray)) or not isinstance(subtokens, Sequence):
+        raise TypeError(f"subtokens: expected a list of str or a vocabulary file path, got {type(subtokens).__name__}")
+    bad = [s for s in subtokens if not isinstance(s, str)]
+    if bad:
+        raise TypeError(f"subtokens: every subtoken must be a str, got {bad[0]!r} ({type(bad[0]).__name__})")
+    if not any(subtokens):
+        raise ValueError("subtokens: empty; learn a vocabulary (SubwordTextEncoder.build_from_corpus) or load one")
+    return list(subtokens)
+
+
+def _read_vocab(path: str | os.PathLike) -> list[str]:
+    path = os.fspath(path)
+    try:
+        data = pathlib.Path(path).read_bytes()
+    except OSError as e:
+        raise ValueError(f"vocab: cannot read the vocab file {path!r} ({e.strerror}); pass a file written by store_to_file") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"vocab: the vocab file {path!r} is not valid UTF-8 (byte {e.start}); re-save it as UTF-8") from None
+    return sl.parse_vocab(text, source=f"vocab file {path!r}")
+
+
+def _check_encodable(subtokens: list[str], alphabet: frozenset[str], source: str) -> None:
+    """Every string must encode: each alphabet character (escape characters included) is a subtoken."""
+    present = set(subtokens)
+    missing = sorted(c for c in alphabet if c not in present)
+    if missing:
+        raise ValueError(
+            f"vocab: the {source} is malformed: {len(missing)} character(s) it uses are not subtokens on their own "
+            f"({missing[:10]}); every character of the alphabet and of '\\\\_u;0123456789' must be one. "
+            "Learn the vocabulary with SubwordTextEncoder.build_from_corpus"
+        )
