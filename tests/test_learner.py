@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import warnings
 
 import pytest
 import tensorflow as tf
@@ -43,7 +44,7 @@ def test_identical_to_tf_text_on_the_samples(case, references):
 def test_identical_to_tf_text_live():
     """The cached references could go stale with a new tensorflow_text: one case is computed live."""
     dataset = tf.data.Dataset.from_tensor_slices(corpus("en")[:1500]).batch(500)
-    args = (dataset, 600, RESERVED, {"lower_case": True}, {"lower_thresh": 3})
+    args = (dataset, 1000, RESERVED, {"lower_case": True}, {"lower_thresh": 3})
     assert_same_vocab(twp.bert_vocab_from_dataset(*args), peer_bert_vocab.bert_vocab_from_dataset(*args))
 
 
@@ -78,13 +79,27 @@ _params = st.fixed_dictionaries({
 @given(word_counts=st.lists(st.tuples(_words, st.integers(1, 30)), min_size=1, max_size=25),
        reserved=st.lists(st.sampled_from(["[UNK]", "a", "##a", "ab", ""]), max_size=3), params=_params)
 def test_identical_to_tf_text_on_random_word_counts(word_counts, reserved, params):
-    assert_same_vocab(twp.learn(word_counts, reserved_tokens=reserved, **params),
-                      peer_learner.learn(word_counts, reserved_tokens=reserved, **params))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # small vocab sizes: "more tokens than vocab_size" is expected
+        ours = twp.learn(word_counts, reserved_tokens=reserved, **params)
+    assert_same_vocab(ours, peer_learner.learn(word_counts, reserved_tokens=reserved, **params))
+
+
+@pytest.mark.parametrize("vocab_size, message", [(20, "alone are 21 tokens"), (24, None)])
+def test_an_oversized_result_warns(vocab_size, message):
+    counts = {"lower": 5, "lowest": 7, "newer": 6, "newest": 9, "wide": 3}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        vocab = twp.learn(counts, vocab_size, ["[UNK]"], lower_thresh=1)
+    if message:
+        assert len(vocab) > vocab_size and message in str(caught[0].message)
+    else:
+        assert len(vocab) <= vocab_size and not caught
 
 
 def test_dict_and_pairs_give_the_same_vocabulary():
     counts = {"lower": 5, "lowest": 7, "newer": 6, "newest": 9, "wide": 3}
-    assert twp.learn(counts, 20, ["[UNK]"], lower_thresh=1) == twp.learn(list(counts.items()), 20, ["[UNK]"], lower_thresh=1)
+    assert twp.learn(counts, 30, ["[UNK]"], lower_thresh=1) == twp.learn(list(counts.items()), 30, ["[UNK]"], lower_thresh=1)
 
 
 def test_max_input_tokens_none_means_all():

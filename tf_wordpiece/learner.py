@@ -28,6 +28,7 @@ the greedy splitting of all words runs as array operations.
 
 from __future__ import annotations
 
+import warnings
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
@@ -67,6 +68,7 @@ def learn(
     joiner: str = "##",
     *,
     progress: bool = False,
+    stats: dict | None = None,
 ) -> list[str]:
     """Learns a WordPiece vocabulary from word counts, exactly as tensorflow_text does.
 
@@ -87,9 +89,14 @@ def learn(
       include_joiner_token: write non-initial tokens with `joiner`.
       joiner: the suffix indicator, usually "##".
       progress: show a progress bar over the threshold search.
+      stats: if given, filled with `words` (distinct words learned from),
+        `threshold` (the count threshold chosen), `search_steps` and
+        `minimum_size` (the reserved tokens and the alphabet).
 
     Returns:
-      The vocabulary, a list of strings: line n of vocab.txt is id n.
+      The vocabulary, a list of strings: line n of vocab.txt is id n. It can
+      be longer than `vocab_size` (if the reserved tokens and the alphabet
+      are, or the search range ran out, as in tensorflow_text): that warns.
 
     >>> counts = {"low": 10, "lower": 4, "lowest": 5, "new": 8, "newer": 4, "newest": 6}
     >>> vocab = learn(counts, 22, ["[UNK]"], lower_thresh=1)
@@ -104,12 +111,24 @@ def learn(
     pairs = _checked_word_counts(word_counts)
     lower, upper = _search_bounds([count for _, count in pairs], upper_thresh, lower_thresh)
     words, counts = _input_words(pairs, reserved_tokens, params)
+    stats = {} if stats is None else stats
+    stats.update(words=len(words), threshold=None, search_steps=0)
     if not any(words):  # no characters left to learn from: tensorflow_text returns the reserved tokens
         return list(dict.fromkeys(reserved_tokens))
     # The search never tries a threshold below this one (it ends one below `lower` at worst).
     lowest_threshold = max(1, min(lower - 1, (lower + upper) // 2))
     lattice = SuffixLattice(words, counts, joiner=joiner if include_joiner_token else "", min_count=lowest_threshold)
-    return _search_threshold(lattice, lower, upper, vocab_size, list(reserved_tokens), params, progress=progress)
+    vocab = _search_threshold(lattice, lower, upper, vocab_size, list(reserved_tokens), params, progress=progress, stats=stats)
+    stats["minimum_size"] = len(lattice.vocabulary(stats["threshold"], 0, list(reserved_tokens)))
+    if stats["minimum_size"] > vocab_size:
+        warnings.warn(f"vocab_size: the reserved tokens and the alphabet (with its joined copies) alone are "
+                      f"{stats['minimum_size']} tokens, more than vocab_size={vocab_size}; raise vocab_size or "
+                      "lower max_unique_chars", stacklevel=2)
+    elif len(vocab) > vocab_size:
+        warnings.warn(f"vocab_size: the threshold search ended at {stats['threshold']} with {len(vocab)} tokens, more "
+                      f"than vocab_size={vocab_size} (as tensorflow_text's does); widen lower_thresh..upper_thresh "
+                      "or raise slack_ratio", stacklevel=2)
+    return vocab
 
 
 def bert_vocab_from_dataset(
@@ -120,6 +139,7 @@ def bert_vocab_from_dataset(
     learn_params: dict | None = None,
     *,
     progress: bool = False,
+    stats: dict | None = None,
 ) -> list[str]:
     """Learns a vocabulary from a dataset of text, as `tensorflow_text`'s `bert_vocab_from_dataset` does.
 
@@ -136,6 +156,7 @@ def bert_vocab_from_dataset(
         `preserve_unused_token`.
       learn_params: other arguments of `learn`.
       progress: progress bars for counting and for the threshold search.
+      stats: if given, filled as `learn` fills it.
 
     Returns:
       The vocabulary, a list of strings (line n of vocab.txt is id n).
@@ -156,7 +177,7 @@ def bert_vocab_from_dataset(
     if unknown:
         raise TypeError(f"learn_params: unknown {unknown}; expected some of {list(LearnParams._fields)}")
     counts = count_words(dataset, tf_text_basic_tokenizer(**tokenizer_params), progress=progress)
-    return learn(counts, vocab_size, reserved_tokens, **learn_params, progress=progress)
+    return learn(counts, vocab_size, reserved_tokens, **learn_params, progress=progress, stats=stats)
 
 
 def _check_params(params: LearnParams, vocab_size, reserved_tokens) -> None:
@@ -223,7 +244,7 @@ def _code_points(words: list[str]) -> np.ndarray:
 
 
 def _search_threshold(lattice: "SuffixLattice", lower: int, upper: int, vocab_size: int,
-                      reserved: list[str], params: LearnParams, *, progress: bool) -> list[str]:
+                      reserved: list[str], params: LearnParams, *, progress: bool, stats: dict) -> list[str]:
     """tensorflow_text's binary search on the count threshold, as a loop."""
     slack = max(params.slack_ratio * vocab_size, 0)
     bar = tqdm(desc="threshold search", unit="step", disable=not progress, leave=False)
@@ -231,6 +252,7 @@ def _search_threshold(lattice: "SuffixLattice", lower: int, upper: int, vocab_si
         while True:
             thresh = (upper + lower) // 2
             vocab = lattice.vocabulary(thresh, params.num_iterations, reserved)
+            stats.update(threshold=thresh, search_steps=stats["search_steps"] + 1)
             bar.update()
             bar.set_postfix(thresh=thresh, size=len(vocab))
             if (len(vocab) <= vocab_size and vocab_size - len(vocab) <= slack) or lower >= upper or thresh <= 1:

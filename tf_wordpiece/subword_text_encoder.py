@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import pathlib
-import tempfile
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -32,6 +31,7 @@ import tensorflow as tf
 
 from tf_wordpiece import subword_learner as sl
 from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.files import write_text_atomically
 from tf_wordpiece.shapes import as_strings, rows_of_values
 
 STRING_BATCH = tf.TensorSpec([None], tf.string)
@@ -108,11 +108,7 @@ class SubwordTextEncoder(tf.Module):
 
     def store_to_file(self, path: str | os.PathLike) -> None:
         """Writes one quoted subtoken a line (tensor2tensor's format), atomically."""
-        path = pathlib.Path(path)
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", newline="\n", dir=path.parent,
-                                         prefix=f".{path.name}.", delete=False) as f:
-            f.write(sl.format_vocab(self.subtokens))
-        os.replace(f.name, path)
+        write_text_atomically(path, sl.format_vocab(self.subtokens), what="path")
 
     @tf.function
     def encode(self, strings):

@@ -7,6 +7,8 @@ from typing import Sequence, Union
 
 import tensorflow as tf
 
+from tf_wordpiece.files import write_text_atomically
+
 VocabLike = Union[str, os.PathLike, Sequence[str], tf.lookup.StaticHashTable]
 
 
@@ -114,3 +116,11 @@ def _validate(tokens: list[str], source: str, required: Sequence[str]) -> None:
         raise ValueError(
             f"vocab: the {source} ({len(tokens)} tokens) lacks {missing}; add it or pass another unknown_token"
         )
+
+
+def write_vocab_file(path: str | os.PathLike, tokens: Sequence[str], *, overwrite: bool = True) -> None:
+    """Writes vocab.txt (UTF-8, one token a line, line n is id n) atomically; `read_vocab_file` reads it back."""
+    unwritable = [t for t in tokens if "\n" in t or t.endswith("\r")]
+    if unwritable:
+        raise ValueError(f"tokens: {unwritable[:3]} cannot be written one per line (line break in the token)")
+    write_text_atomically(path, "".join(f"{token}\n" for token in tokens), overwrite=overwrite)

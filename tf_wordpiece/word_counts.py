@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import Sequence
 
 import tensorflow as tf
@@ -48,16 +49,8 @@ def count_words(dataset: tf.data.Dataset, basic_tokenizer: BasicTokenizer, *, pr
     if isinstance(spec, tf.TensorSpec) and spec.shape.rank == 0:
         dataset = dataset.batch(BATCH_SIZE)
 
-    def unique_words(strings):
-        flat = strings.flat_values if isinstance(strings, tf.RaggedTensor) else tf.reshape(strings, [-1])
-        words = basic_tokenizer.split(flat)
-        valid = tf.cond(tf.reduce_all(_is_valid_utf8(flat)), lambda: tf.ones_like(words.row, tf.bool),
-                        lambda: _is_valid_utf8(_original_text(flat, words)))
-        unique, _, counts = tf.unique_with_counts(tf.boolean_mask(words.text, valid), out_idx=tf.int64)
-        return unique, counts, tf.size(flat), tf.size(valid) - tf.reduce_sum(tf.cast(valid, tf.int32))
-
     totals: dict[bytes, int] = {}
-    batches = dataset.map(unique_words, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True).prefetch(2)
+    batches = dataset.map(batch_word_counter(basic_tokenizer), num_parallel_calls=tf.data.AUTOTUNE, deterministic=True).prefetch(2)
     result = WordCounts()
     with tqdm(desc="counting words", unit=" strings", disable=not progress, leave=False) as bar:
         for words, counts, size, invalid in batches:
@@ -69,6 +62,23 @@ def count_words(dataset: tf.data.Dataset, basic_tokenizer: BasicTokenizer, *, pr
     for word, count in totals.items():
         result[word.decode("utf-8")] = count
     return result
+
+
+def batch_word_counter(basic_tokenizer: BasicTokenizer):
+    """A graph function: strings [n] (or ragged) -> (words [u], counts [u], n, words skipped as invalid UTF-8).
+
+    `words` are the distinct valid UTF-8 words in order of first appearance.
+    """
+
+    def unique_words(strings):
+        flat = strings.flat_values if isinstance(strings, tf.RaggedTensor) else tf.reshape(strings, [-1])
+        words = basic_tokenizer.split(flat)
+        valid = tf.cond(tf.reduce_all(_is_valid_utf8(flat)), lambda: tf.ones_like(words.row, tf.bool),
+                        lambda: _is_valid_utf8(_original_text(flat, words)))
+        unique, _, counts = tf.unique_with_counts(tf.boolean_mask(words.text, valid), out_idx=tf.int64)
+        return unique, counts, tf.size(flat), tf.size(valid) - tf.reduce_sum(tf.cast(valid, tf.int32))
+
+    return unique_words
 
 
 def _is_valid_utf8(strings: tf.Tensor) -> tf.Tensor:
@@ -83,20 +93,54 @@ def _original_text(strings: tf.Tensor, words) -> tf.Tensor:
 
 
 def text_line_dataset(paths: Sequence[str | os.PathLike]) -> tf.data.Dataset:
-    """The lines of UTF-8 text files as a dataset of scalar strings (line ends removed).
+    """The lines of text files ("-" is standard input) as a dataset of string batches [<= BATCH_SIZE].
 
-    Checks up front that every file exists and is readable, so that a typo
-    fails before any work, with the path in the message.
+    Line ends ("\n", "\r\n") are removed; bytes are passed on as they are
+    (`count_words` skips words that are not UTF-8). Every file is opened up
+    front, so that a typo fails before any work, with the path in the message.
+    Pipes work (files are read once, in order).
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     if not paths:
         raise ValueError("input: no files given")
     for path in paths:
-        try:
-            with open(path, "rb"):
-                pass
-        except OSError as e:
-            raise ValueError(f"input: cannot read {os.fspath(path)!r}: {e.strerror}") from None
-    lines = tf.data.TextLineDataset([os.fspath(p) for p in paths])
-    return lines.map(lambda line: tf.strings.regex_replace(line, "\r$", ""))
+        if os.fspath(path) != "-":
+            try:
+                with open(path, "rb"):
+                    pass
+            except OSError as e:
+                raise ValueError(f"input: cannot read {os.fspath(path)!r}: {e.strerror}") from None
+
+    def batches():
+        batch = []
+        for path in paths:
+            with (open(sys.stdin.fileno(), "rb", closefd=False) if os.fspath(path) == "-" else open(path, "rb")) as f:
+                for line in f:
+                    batch.append(line.rstrip(b"\n").removesuffix(b"\r"))
+                    if len(batch) == BATCH_SIZE:
+                        yield batch
+                        batch = []
+        if batch:
+            yield batch
+
+    return tf.data.Dataset.from_generator(batches, output_signature=tf.TensorSpec([None], tf.string))
+
+
+def tfds_text_dataset(spec: str) -> tf.data.Dataset:
+    """`NAME:SPLIT:FEATURE` (e.g. `ted_hrlr_translate/pt_to_en:train:en`) from the local TFDS data dir, as scalar strings."""
+    parts = spec.rsplit(":", 2)
+    if len(parts) != 3 or not all(parts):
+        raise ValueError(f"tfds: expected NAME:SPLIT:FEATURE such as ted_hrlr_translate/pt_to_en:train:en, got {spec!r}")
+    name, split, feature = parts
+    try:
+        import tensorflow_datasets as tfds
+    except ImportError:
+        raise ValueError("tfds: tensorflow-datasets is not installed (pip install tensorflow-datasets)") from None
+    try:
+        dataset = tfds.load(name, split=split, download=False)
+    except Exception as e:  # tfds raises several types for "not prepared" and "no such split"
+        raise ValueError(f"tfds: cannot load {name} split {split!r} from the TFDS data dir ({e}); download it first") from None
+    if feature not in dataset.element_spec:
+        raise ValueError(f"tfds: {name} has no feature {feature!r}; it has {sorted(dataset.element_spec)}")
+    return dataset.map(lambda example: example[feature])
