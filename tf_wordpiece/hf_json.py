@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import pathlib
@@ -55,7 +56,7 @@ def bert_kwargs_from_tokenizer_json(path: str | os.PathLike) -> dict:
     pre = spec.get("pre_tokenizer")
     if not isinstance(pre, dict) or pre.get("type") != "BertPreTokenizer":
         raise ValueError(f"{path!r}: pre_tokenizer {pre and pre.get('type')!r} is not supported; only BertPreTokenizer")
-    added = [_added_token(token, path) for token in spec.get("added_tokens") or []]
+    added = _assign_ids([_added_token(token, path) for token in spec.get("added_tokens") or []], tokens)
     kwargs["special_tokens"] = added
     ids_of = {**{t: i for i, t in enumerate(tokens)}, **{t.content: t.id for t in added}}
     kwargs["post_processor"] = _post_processor(spec.get("post_processor"), spec.get("padding"), ids_of, path)
@@ -73,6 +74,26 @@ def _added_token(token: dict, path: str) -> AddedToken:
             "which tf_wordpiece does not support; set it to false in the file if the token is written as is"
         )
     return AddedToken(token["content"], id=token["id"], **flags)
+
+
+def _assign_ids(added: list[AddedToken], tokens: list[str]) -> list[AddedToken]:
+    """The ids tokenizers gives added tokens when it loads a file (it does not keep the file's ids).
+
+    A token in the model's vocabulary takes that id; any other the next id past
+    both the vocabulary and the added tokens so far.
+    """
+    vocab = {t: i for i, t in enumerate(tokens)}
+    assigned: dict[str, int] = {}
+    out = []
+    for token in added:
+        if token.content in vocab or token.content in assigned:
+            new_id = vocab.get(token.content, assigned.get(token.content))
+        else:
+            highest = max(assigned.values(), default=-1)
+            new_id = highest + 1 if highest >= len(tokens) else len(tokens)
+        assigned[token.content] = new_id
+        out.append(dataclasses.replace(token, id=new_id))
+    return out
 
 
 def _normalizer_kwargs(normalizer, path: str) -> dict:
