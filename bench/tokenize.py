@@ -4,7 +4,9 @@
 
 Prints MB/s of UTF-8 input for each tokenizer on the multilingual sample and
 on English text, and each one's ratio to tensorflow_text.BertTokenizer. Ids
-are checked equal to the peer of each compat mode before timing.
+are checked equal to the peer of each compat mode before timing. Then the
+model-input row: `encode` with the BERT template, truncation to 128 and padding
+to the batch's longest, against HF `encode_batch` with the same settings.
 """
 
 from __future__ import annotations
@@ -63,6 +65,27 @@ def contenders() -> dict:
     }
 
 
+def encoders() -> dict:
+    """encode with template, truncation to 128 and padding, ours and HF's."""
+    ours = twp.BertTokenizer.from_tokenizer_json(TOKENIZER_JSON)
+    options = dict(truncation="longest_first", max_length=128, padding="longest")
+    encode = tf.function(lambda s: ours.encode(s, **options).ids, input_signature=[tf.TensorSpec([None], tf.string)])
+    hf = hf_tokenizer()
+    hf.enable_truncation(128)
+    hf.enable_padding()
+    return {
+        "tf_wordpiece encode (template, truncate 128, pad)": encode,
+        "HF tokenizers encode_batch (template, truncate 128, pad)": lambda batch: [e.ids for e in hf.encode_batch(batch)],
+    }
+
+
+def check_encode_parity(run: dict, batches: list[list[str]]) -> None:
+    ours, peer = run.values()
+    for batch in batches:
+        if ours([s.encode("utf-8") for s in batch]).numpy().tolist() != peer(batch):
+            raise SystemExit("encode ids differ from HF tokenizers encode_batch")
+
+
 def check_parity(run: dict, batches: list[list[str]]) -> None:
     for batch in batches:
         encoded = [s.encode("utf-8") for s in batch]
@@ -95,18 +118,28 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     run = contenders()
+    encode_run = encoders()
     rows = []
+    encode_rows = []
     for corpus, lines in corpora().items():
         batches = [lines[i : i + args.batch] for i in range(0, len(lines), args.batch)]
         megabytes = sum(len(s.encode("utf-8")) for s in lines) / 1e6
         check_parity(run, batches)
+        check_encode_parity(encode_run, batches)
         for name, fn in tqdm(run.items(), desc=f"timing {corpus}", leave=False):
             seconds = measure(fn, batches, encoded=not name.startswith("HF"), repeats=args.repeats)
             rows.append((corpus, name, megabytes / seconds))
+        for name, fn in tqdm(encode_run.items(), desc=f"timing encode {corpus}", leave=False):
+            seconds = measure(fn, batches, encoded=not name.startswith("HF"), repeats=args.repeats)
+            encode_rows.append((corpus, name, megabytes / seconds))
     print(f"\nbatch {args.batch}, best of {args.repeats}, {tf.config.threading.get_inter_op_parallelism_threads() or 'default'} inter-op threads")
     print("| corpus | tokenizer | MB/s | vs tensorflow_text.BertTokenizer |\n|---|---|---|---|")
     for corpus, name, speed in rows:
         baseline = next(s for c, n, s in rows if c == corpus and n == "tensorflow_text.BertTokenizer")
+        print(f"| {corpus} | {name} | {speed:.2f} | {speed / baseline:.2f}x |")
+    print("\n| corpus | encode | MB/s | vs HF encode_batch |\n|---|---|---|---|")
+    for corpus, name, speed in encode_rows:
+        baseline = next(s for c, n, s in encode_rows if c == corpus and n.startswith("HF"))
         print(f"| {corpus} | {name} | {speed:.2f} | {speed / baseline:.2f}x |")
 
 

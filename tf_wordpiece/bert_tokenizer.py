@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Sequence
 
 import tensorflow as tf
 
 from tf_wordpiece import normalizers, pre_tokenizers
-from tf_wordpiece.added_tokens import AddedTokens
+from tf_wordpiece.added_tokens import AddedToken, AddedTokens
 from tf_wordpiece.basic_tokenizer import BasicTokenizer
+from tf_wordpiece.decoders import WordPieceDecoder, hf_wordpiece_decode
+from tf_wordpiece.post_processors import Encoding, Segment, TemplateProcessing, check_encode_options
 from tf_wordpiece.vocab import Vocab, VocabLike
-from tf_wordpiece.shapes import gather_in_rows, map_over_strings
+from tf_wordpiece.shapes import as_strings, gather_in_rows, map_over_strings
 from tf_wordpiece.wordpiece import WordpieceTokenizer
 
 COMPAT_MODES = ("tf_text", "hf")
@@ -56,9 +59,15 @@ class BertTokenizer(tf.Module):
       clean_text, handle_chinese_chars, strip_accents: Hugging Face
         BertNormalizer options (compat="hf" only); they default to `True`,
         `True` and `None` (follow `lower_case`).
-      special_tokens: tokens matched as written in the raw text before
-        normalization, each one id. Defaults to the BERT specials present in the
-        vocabulary for hf, none for tf_text (tensorflow_text splits `[MASK]`).
+      special_tokens: added tokens (str, or `AddedToken` for an id outside the
+        vocabulary and Hugging Face's flags) matched as written in the raw text
+        before normalization, each one id. Defaults to the BERT specials present
+        in the vocabulary for hf, none for tf_text (tensorflow_text splits `[MASK]`).
+      post_processor: the `encode` template, truncation and padding tokens.
+        Defaults to BERT's `[CLS] $A [SEP]` / `[CLS] $A [SEP] $B:1 [SEP]:1`
+        when the vocabulary has `[CLS]` and `[SEP]`.
+      decoder: Hugging Face's WordPiece decoder settings for `decode`; None
+        joins tokens with spaces. Defaults to `WordPieceDecoder(suffix_indicator, cleanup=True)`.
       offsets: `"original"` or `"normalized"`. Defaults to `"original"`.
       parallel_shards: inside a graph, the batch is cut into this many slices
         tokenized by independent subgraphs that TensorFlow runs in parallel
@@ -91,7 +100,9 @@ class BertTokenizer(tf.Module):
         clean_text: bool | None = None,
         handle_chinese_chars: bool | None = None,
         strip_accents: bool | None = None,
-        special_tokens: Sequence[str] | None = None,
+        special_tokens: Sequence[str | AddedToken] | None = None,
+        post_processor: TemplateProcessing | None = None,
+        decoder: WordPieceDecoder | None = _DEFAULT,
         offsets: str = "original",
         parallel_shards: int = 4,
     ):
@@ -131,18 +142,20 @@ class BertTokenizer(tf.Module):
         self.vocab = Vocab(vocab, required=[unknown_token]) if isinstance(unknown_token, str) else Vocab(vocab)
         if special_tokens is None:
             special_tokens = [t for t in HF_SPECIAL_TOKENS if self.vocab.id_of(t) >= 0] if compat == "hf" else []
-        missing = [t for t in special_tokens if self.vocab.id_of(t) < 0]
-        if missing:
-            raise ValueError(f"special_tokens: {missing} not in the {self.vocab.source}; add them to the vocabulary")
+        self.added_tokens = self._resolve_added_tokens(special_tokens)
+        special_tokens = [t.content for t in self.added_tokens]
         if not isinstance(parallel_shards, int) or parallel_shards < 1:
             raise ValueError(f"parallel_shards: expected an int >= 1, got {parallel_shards!r}")
         self.parallel_shards = parallel_shards
         self.compat = compat
         self.offsets = offsets
         self.special_tokens = list(special_tokens)
-        self._special_ids = tf.constant([self.vocab.id_of(t) for t in special_tokens] or [0], tf.int64)
+        self._special_ids = tf.constant([t.id for t in self.added_tokens] or [0], tf.int64)
+        # Kept for save(): the options as given (None = "follow lower_case" for strip_accents).
+        self.options = dict(lower_case=lower_case, clean_text=clean_text, handle_chinese_chars=handle_chinese_chars,
+                            strip_accents=strip_accents)
         self.basic_tokenizer = BasicTokenizer(
-            normalizer, pre_tokenizer, added_tokens=AddedTokens(special_tokens),
+            normalizer, pre_tokenizer, added_tokens=AddedTokens(self.added_tokens),
             preserve_unused_token=preserve_unused_token,
             invalid_utf8="keep" if compat == "tf_text" else "replace",
         )
@@ -154,15 +167,166 @@ class BertTokenizer(tf.Module):
             token_out_type=token_out_type,
             unknown_token=unknown_token,
         )
+        self.post_processor = post_processor if post_processor is not None else self._bert_template()
+        self.decoder = WordPieceDecoder(suffix_indicator, True) if decoder is _DEFAULT else decoder
+        self._decode_tokens, self._decode_special = self._decode_tables()
+
+    def _resolve_added_tokens(self, tokens) -> list[AddedToken]:
+        resolved = []
+        for token in tokens:
+            token = token if isinstance(token, AddedToken) else AddedToken(token)
+            if token.id is None:
+                if self.vocab.id_of(token.content) < 0:
+                    raise ValueError(
+                        f"special_tokens: {token.content!r} is not in the {self.vocab.source}; add it to the "
+                        "vocabulary or pass AddedToken(content, id=...)"
+                    )
+                token = dataclasses.replace(token, id=self.vocab.id_of(token.content))
+            elif token.id < 0:
+                raise ValueError(f"special_tokens: {token.content!r} has a negative id {token.id}")
+            resolved.append(token)
+        return resolved
+
+    def _bert_template(self) -> TemplateProcessing | None:
+        ids = {t.content: t.id for t in self.added_tokens}
+        cls_id, sep_id = (ids.get(t, self.vocab.id_of(t)) for t in ("[CLS]", "[SEP]"))
+        if cls_id < 0 or sep_id < 0:
+            return None
+        pad_id = ids.get("[PAD]", self.vocab.id_of("[PAD]"))
+        return TemplateProcessing.bert(cls_id=cls_id, sep_id=sep_id, pad_id=max(pad_id, 0))
+
+    def _decode_tables(self) -> tuple[tf.Tensor, tf.Tensor]:
+        """Each id's token (added tokens first, "" for ids with none) and whether it is special."""
+        size = max([len(self.vocab)] + [t.id + 1 for t in self.added_tokens])
+        tokens = self.vocab.tokens + [""] * (size - len(self.vocab))
+        special = [False] * size
+        for t in self.added_tokens:
+            tokens[t.id], special[t.id] = t.content, t.special
+        with tf.init_scope():
+            return tf.constant(tokens, tf.string), tf.constant(special, tf.bool)
 
     @classmethod
     def from_tokenizer_json(cls, path: str | os.PathLike, **overrides) -> "BertTokenizer":
-        """Builds a compat="hf" tokenizer from a Hugging Face tokenizer.json (BERT family)."""
+        """Builds a compat="hf" tokenizer from a Hugging Face tokenizer.json (BERT family).
+
+        Normalizer, pre-tokenizer, WordPiece model, added tokens (with their
+        flags), template post-processor, decoder and padding token are read;
+        any component tf_wordpiece cannot reproduce is a ValueError naming it.
+        `overrides` are BertTokenizer options that replace the file's.
+        """
         from tf_wordpiece.hf_json import bert_kwargs_from_tokenizer_json
 
         kwargs = bert_kwargs_from_tokenizer_json(path)
         kwargs.update(overrides)
         return cls(kwargs.pop("vocab"), **kwargs)
+
+    @classmethod
+    def from_vocab(cls, path: str | os.PathLike, *, lower_case: bool = True, **options) -> "BertTokenizer":
+        """A compat="hf" tokenizer from a vocab.txt, with BERT's template and decoder (uncased by default).
+
+        Same as `BertTokenizer(path, compat="hf", lower_case=lower_case, **options)`.
+        """
+        return cls(path, compat="hf", lower_case=lower_case, **options)
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Writes a Hugging Face tokenizer.json (atomically) that `tokenizers.Tokenizer.from_file` loads.
+
+        Only compat="hf" tokenizers can be written (tokenizer.json cannot express
+        tensorflow_text's normalization).
+        """
+        from tf_wordpiece.hf_json import write_tokenizer_json
+
+        write_tokenizer_json(self, path)
+
+    def encode(
+        self,
+        texts,
+        pairs=None,
+        *,
+        add_special_tokens: bool = True,
+        truncation: bool | str | None = None,
+        max_length: int | None = None,
+        padding: bool | str | None = None,
+        pad_to_multiple_of: int | None = None,
+    ) -> Encoding:
+        """Model inputs, like Hugging Face's `Tokenizer.encode_batch`: template, truncation, padding.
+
+        Args:
+          texts: string [batch] (or a scalar, which drops the batch axis).
+          pairs: optional string [batch], the second segment of each input.
+          add_special_tokens: apply the template's special tokens. Defaults to True.
+          truncation: None (off), True or "longest_first", "only_first",
+            "only_second"; counts the template's tokens toward `max_length`.
+          max_length: the length to truncate (and pad, with padding="max_length") to.
+          padding: None (off, ragged outputs), True or "longest" (the batch's
+            longest row), or "max_length"; right side, with the pad id and type id.
+          pad_to_multiple_of: round the padded length up to a multiple of this.
+
+        Returns:
+          `Encoding(ids, type_ids, attention_mask, offsets)`: int64 ragged
+          [batch, tokens] (dense [batch, length] when padding), offsets
+          [batch, tokens, 2] byte offsets (begin, end) into the token's own
+          string, (0, 0) for special and padding tokens.
+
+        >>> tok = BertTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "world"], compat="hf", lower_case=True)
+        >>> enc = tok.encode(["Hello", "hello world"], ["World", "world"], padding=True)
+        >>> enc.ids.numpy().tolist()
+        [[2, 4, 3, 5, 3, 0], [2, 4, 5, 3, 5, 3]]
+        >>> enc.type_ids.numpy().tolist()
+        [[0, 0, 0, 1, 1, 0], [0, 0, 0, 0, 1, 1]]
+        """
+        if self.post_processor is None:
+            raise ValueError(
+                "post_processor: the vocabulary lacks [CLS] or [SEP], so there is no default template; "
+                "pass post_processor=TemplateProcessing(...)"
+            )
+        if self.wordpiece_tokenizer.token_out_type == tf.string:
+            raise ValueError("token_out_type: encode returns ids; build the tokenizer with token_out_type=tf.int64")
+        truncation, padding = check_encode_options(
+            self.post_processor, is_pair=pairs is not None, add_special_tokens=add_special_tokens,
+            truncation=truncation, max_length=max_length, padding=padding, pad_to_multiple_of=pad_to_multiple_of,
+        )
+        texts, scalar = _as_batch(texts, "texts")
+        strings = texts
+        if pairs is not None:
+            pairs, pair_scalar = _as_batch(pairs, "pairs")
+            if pair_scalar != scalar:
+                raise ValueError("pairs: must have the same shape as texts (both scalars or both [batch])")
+            strings = tf.concat([texts, pairs], axis=0)
+        ids, begin, end = (t.merge_dims(1, 2) for t in self._flat_tokenize_with_offsets(strings))
+        segments = Segment(tf.cast(ids, tf.int64), begin, end)
+        first = second = segments
+        if pairs is not None:
+            size = tf.shape(texts, out_type=tf.int64)[0]
+            first, second = (Segment(*(t[a:b] for t in segments)) for a, b in ((0, size), (size, 2 * size)))
+        else:
+            second = None
+        encoding = self.post_processor.process(
+            first, second, add_special_tokens=add_special_tokens, truncation=truncation,
+            max_length=max_length, padding=padding, pad_to_multiple_of=pad_to_multiple_of,
+        )
+        return Encoding(*(t[0] for t in encoding)) if scalar else encoding
+
+    def decode(self, ids, *, skip_special_tokens: bool = True, clean_up_tokenization_spaces: bool = False) -> tf.Tensor:
+        """ids int [batch, tokens] (dense or ragged) -> string [batch], like HF's `Tokenizer.decode_batch`.
+
+        The WordPiece decoder's cleanup is applied per token, as tokenizers does
+        (`"l ' eure"` stays spaced); `clean_up_tokenization_spaces=True` also
+        applies transformers' whole-string `clean_up_tokenization`. Ids with no
+        token are skipped.
+
+        >>> tok = BertTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "##s", "!"], compat="hf")
+        >>> tok.decode([[2, 4, 5, 6, 3, 0]]).numpy().tolist()
+        [b'hellos!']
+        >>> tok.decode([[2, 4, 6]], skip_special_tokens=False).numpy().tolist()
+        [b'[CLS] hello!']
+        """
+        prefix = None if self.decoder is None else self.decoder.prefix
+        cleanup = self.decoder is not None and self.decoder.cleanup
+        return hf_wordpiece_decode(
+            ids, self._decode_tokens, self._decode_special, prefix=prefix, cleanup=cleanup,
+            skip_special_tokens=skip_special_tokens, clean_up_tokenization_spaces=clean_up_tokenization_spaces,
+        )
 
     @property
     def vocab_size(self) -> int:
@@ -211,6 +375,16 @@ class BertTokenizer(tf.Module):
     def detokenize(self, token_ids) -> tf.RaggedTensor:
         """ids [..., pieces] (or [..., words, pieces]) -> words [..., words], like tensorflow_text."""
         return self.wordpiece_tokenizer.detokenize(token_ids)
+
+
+def _as_batch(values, name: str) -> tuple[tf.Tensor, bool]:
+    """string [batch] or scalar -> (string [batch], whether it was a scalar)."""
+    strings = as_strings(values, name)
+    if isinstance(strings, tf.RaggedTensor) or strings.shape.rank not in (0, 1):
+        raise ValueError(f"{name}: expected a scalar or a [batch] of strings, got shape {strings.shape}")
+    if strings.shape.rank == 0:
+        return strings[None], True
+    return strings, False
 
 
 def _check_choice(name: str, value, choices) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 import tensorflow as tf
 
@@ -39,3 +40,92 @@ def wordpiece_detokenize(token_ids, tokens: tf.Tensor, suffix_indicator: str, un
         words = tf.strings.regex_replace(words, " " + re.escape(suffix_indicator), "")
     words = tf.strings.regex_replace(words, "^ +| +$", "")
     return tf.strings.split(words, sep=" ")
+
+
+# tokenizers' WordPiece decoder cleanup (decoders/wordpiece.rs), applied to each token on its own.
+WORDPIECE_CLEANUP = (
+    (" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
+    (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"),
+)
+# transformers' clean_up_tokenization: the same rules but "do not", on the whole decoded string.
+TRANSFORMERS_CLEANUP = tuple(rule for rule in WORDPIECE_CLEANUP if rule[0] != " do not")
+
+
+def hf_wordpiece_decode(
+    token_ids,
+    tokens: tf.Tensor,
+    special: tf.Tensor,
+    *,
+    prefix: str | None = "##",
+    cleanup: bool = True,
+    skip_special_tokens: bool = True,
+    clean_up_tokenization_spaces: bool = False,
+) -> tf.Tensor:
+    """Hugging Face `Tokenizer.decode_batch` with a WordPiece decoder: ids [batch, n] -> string [batch].
+
+    Ids with no token (empty string in `tokens`, or out of range) are dropped,
+    as are special tokens with `skip_special_tokens`. Every token after the
+    first loses `prefix` if it has it, else gets a space in front; then, with
+    `cleanup`, each token on its own goes through the decoder's replacements
+    (so `" ' "` never fires across tokens, as in tokenizers). `prefix=None`
+    means no decoder: tokens joined by spaces. `clean_up_tokenization_spaces`
+    then applies transformers' `clean_up_tokenization` to the whole string.
+
+    Args:
+      token_ids: int [batch, n], dense or ragged.
+      tokens: string [size], the token of each id ("" where an id has none).
+      special: bool [size], the special added tokens.
+
+    >>> tokens = tf.constant(["[CLS]", "[SEP]", "don", "'", "t", "go", "##ing", "."])
+    >>> special = tf.constant([True, True, False, False, False, False, False, False])
+    >>> hf_wordpiece_decode([[0, 2, 3, 4, 5, 6, 7, 1]], tokens, special).numpy().tolist()
+    [b"don ' t going."]
+    """
+    ids = token_ids if isinstance(token_ids, tf.RaggedTensor) else tf.convert_to_tensor(token_ids)
+    if not ids.dtype.is_integer:
+        raise TypeError(f"ids: expected integer ids, got dtype {ids.dtype.name}")
+    if ids.shape.rank is not None and ids.shape.rank != 2:
+        raise ValueError(f"ids: expected rank 2 ([batch, tokens], dense or ragged), got shape {ids.shape}")
+    if not isinstance(ids, tf.RaggedTensor):
+        ids = tf.RaggedTensor.from_tensor(ids)
+    flat = tf.cast(ids.flat_values, tf.int64)
+    check = tf.debugging.assert_non_negative(flat, message="ids: token ids must be >= 0")
+    with tf.control_dependencies([check]):
+        flat = tf.identity(flat)
+    size = tf.size(tokens, out_type=tf.int64)
+    index = tf.minimum(flat, size)
+    text = tf.gather(tf.concat([tokens, [""]], 0), index)
+    keep = text != ""
+    if skip_special_tokens:
+        keep &= ~tf.gather(tf.concat([special, [False]], 0), index)
+    pieces = tf.ragged.boolean_mask(ids.with_flat_values(text), ids.with_flat_values(keep))
+    if prefix is None:
+        return tf.strings.reduce_join(pieces, axis=1, separator=" ")
+    values = pieces.flat_values
+    first = tf.scatter_nd(pieces.row_starts()[:, None], tf.ones_like(pieces.row_starts(), tf.bool), tf.shape(values, tf.int64))
+    if prefix:
+        continues = tf.strings.substr(values, 0, len(prefix.encode("utf-8"))) == prefix
+        stripped = tf.strings.regex_replace(values, "^" + re.escape(prefix), "", replace_global=False)
+    else:
+        continues, stripped = tf.ones_like(first), values  # "" is every token's prefix
+    values = tf.where(first, values, tf.where(continues, stripped, tf.strings.join([" ", values])))
+    if cleanup:
+        values = _replace_all(values, WORDPIECE_CLEANUP)
+    text = tf.strings.reduce_join(pieces.with_flat_values(values), axis=1, separator="")
+    if clean_up_tokenization_spaces:
+        text = _replace_all(text, TRANSFORMERS_CLEANUP)
+    return text
+
+
+def _replace_all(strings: tf.Tensor, rules) -> tf.Tensor:
+    """str.replace for each (old, new) in turn (RE2 global replace of a literal is the same scan)."""
+    for old, new in rules:
+        strings = tf.strings.regex_replace(strings, re.escape(old), new.replace("\\", "\\\\"))
+    return strings
+
+
+class WordPieceDecoder(NamedTuple):
+    """Hugging Face's WordPiece decoder settings: the continuation prefix and whether to clean up."""
+
+    prefix: str = "##"
+    cleanup: bool = True

@@ -1,17 +1,27 @@
-"""Reading Hugging Face tokenizer.json files of the BERT family."""
+"""Reading and writing Hugging Face tokenizer.json files of the BERT family."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import pathlib
+import tempfile
+
+from tf_wordpiece.added_tokens import AddedToken
+from tf_wordpiece.decoders import WordPieceDecoder
+from tf_wordpiece.post_processors import SEQUENCES, TemplateProcessing
+
+_ADDED_TOKEN_FLAGS = ("special", "normalized", "lstrip", "rstrip", "single_word")
 
 
 def bert_kwargs_from_tokenizer_json(path: str | os.PathLike) -> dict:
     """tokenizer.json -> BertTokenizer keyword arguments (compat="hf").
 
-    Supported: a BertNormalizer (or none), a BertPreTokenizer, a WordPiece model.
-    Anything else is a ValueError naming the component, never a silently
-    different tokenizer.
+    Supported: a BertNormalizer (or none), a BertPreTokenizer, a WordPiece
+    model, added tokens, a TemplateProcessing (or BertProcessing, or no)
+    post-processor, a WordPiece (or no) decoder. Anything else is a ValueError
+    naming the component, never a silently different tokenizer.
     """
     path = os.fspath(path)
     try:
@@ -46,13 +56,44 @@ def bert_kwargs_from_tokenizer_json(path: str | os.PathLike) -> dict:
     pre = spec.get("pre_tokenizer")
     if not isinstance(pre, dict) or pre.get("type") != "BertPreTokenizer":
         raise ValueError(f"{path!r}: pre_tokenizer {pre and pre.get('type')!r} is not supported; only BertPreTokenizer")
-    added = spec.get("added_tokens") or []
-    for token in added:
-        flags = {k: token.get(k) for k in ("lstrip", "rstrip", "single_word", "normalized")}
-        if any(flags.values()):
-            raise ValueError(f"{path!r}: added token {token.get('content')!r} has flags {flags}; only plain added tokens are supported")
-    kwargs["special_tokens"] = [token["content"] for token in added]
+    added = _assign_ids([_added_token(token, path) for token in spec.get("added_tokens") or []], tokens)
+    kwargs["special_tokens"] = added
+    ids_of = {**{t: i for i, t in enumerate(tokens)}, **{t.content: t.id for t in added}}
+    kwargs["post_processor"] = _post_processor(spec.get("post_processor"), spec.get("padding"), ids_of, path)
+    kwargs["decoder"] = _decoder(spec.get("decoder"), path)
     return kwargs
+
+
+def _added_token(token: dict, path: str) -> AddedToken:
+    if not isinstance(token, dict) or not isinstance(token.get("content"), str) or not isinstance(token.get("id"), int):
+        raise ValueError(f"{path!r}: added_tokens entry {token!r} needs a string 'content' and an int 'id'")
+    flags = {k: bool(token.get(k, False)) for k in _ADDED_TOKEN_FLAGS}
+    if flags["normalized"]:
+        raise ValueError(
+            f"{path!r}: added token {token['content']!r} has normalized=true (matched in the normalized text), "
+            "which tf_wordpiece does not support; set it to false in the file if the token is written as is"
+        )
+    return AddedToken(token["content"], id=token["id"], **flags)
+
+
+def _assign_ids(added: list[AddedToken], tokens: list[str]) -> list[AddedToken]:
+    """The ids tokenizers gives added tokens when it loads a file (it does not keep the file's ids).
+
+    A token in the model's vocabulary takes that id; any other the next id past
+    both the vocabulary and the added tokens so far.
+    """
+    vocab = {t: i for i, t in enumerate(tokens)}
+    assigned: dict[str, int] = {}
+    out = []
+    for token in added:
+        if token.content in vocab or token.content in assigned:
+            new_id = vocab.get(token.content, assigned.get(token.content))
+        else:
+            highest = max(assigned.values(), default=-1)
+            new_id = highest + 1 if highest >= len(tokens) else len(tokens)
+        assigned[token.content] = new_id
+        out.append(dataclasses.replace(token, id=new_id))
+    return out
 
 
 def _normalizer_kwargs(normalizer, path: str) -> dict:
@@ -66,3 +107,129 @@ def _normalizer_kwargs(normalizer, path: str) -> dict:
         handle_chinese_chars=bool(normalizer.get("handle_chinese_chars", True)),
         strip_accents=normalizer.get("strip_accents"),
     )
+
+
+def _post_processor(spec, padding, ids_of: dict, path: str) -> TemplateProcessing | None:
+    pad = _padding_kwargs(padding, ids_of, path)
+    if spec is None:
+        # No post-processor: HF adds nothing; a template with no special tokens does the same.
+        return TemplateProcessing([("A", 0)], [("A", 0), ("B", 0)], {}, **pad)
+    kind = spec.get("type")
+    if kind == "BertProcessing":
+        (sep, sep_id), (cls, cls_id) = spec["sep"], spec["cls"]
+        return TemplateProcessing.bert(cls_id=cls_id, sep_id=sep_id, cls_token=cls, sep_token=sep,
+                                       pad_id=pad["pad_id"], pad_token=pad["pad_token"])
+    if kind != "TemplateProcessing":
+        raise ValueError(f"{path!r}: post_processor {kind!r} is not supported; only TemplateProcessing or BertProcessing")
+
+    def pieces(name):
+        out = []
+        for piece in spec.get(name) or []:
+            (kind, body), = piece.items()
+            out.append((body["id"], int(body.get("type_id", 0))))
+        return out
+
+    special = {name: list(entry["ids"]) for name, entry in (spec.get("special_tokens") or {}).items()}
+    try:
+        return TemplateProcessing(pieces("single"), pieces("pair"), special, **pad)
+    except ValueError as e:
+        raise ValueError(f"{path!r}: post_processor: {e}") from None
+
+
+def _padding_kwargs(padding, ids_of: dict, path: str) -> dict:
+    if padding is None:
+        return dict(pad_id=max(ids_of.get("[PAD]", 0), 0), pad_type_id=0, pad_token="[PAD]")
+    if padding.get("direction", "Right") != "Right":
+        raise ValueError(f"{path!r}: padding direction {padding.get('direction')!r} is not supported; only Right")
+    return dict(pad_id=int(padding.get("pad_id", 0)), pad_type_id=int(padding.get("pad_type_id", 0)),
+                pad_token=padding.get("pad_token", "[PAD]"))
+
+
+def _decoder(spec, path: str) -> WordPieceDecoder | None:
+    if spec is None:
+        return None
+    if spec.get("type") != "WordPiece":
+        raise ValueError(f"{path!r}: decoder {spec.get('type')!r} is not supported; only WordPiece")
+    return WordPieceDecoder(spec.get("prefix", "##"), bool(spec.get("cleanup", True)))
+
+
+def tokenizer_json(tokenizer) -> dict:
+    """A compat="hf" BertTokenizer as a tokenizer.json object (truncation and padding off)."""
+    if tokenizer.compat != "hf":
+        raise ValueError(f"compat: only compat='hf' tokenizers can be written as tokenizer.json, got {tokenizer.compat!r}")
+    wordpiece = tokenizer.wordpiece_tokenizer
+    if wordpiece.max_bytes_per_word is not None:
+        raise ValueError(
+            f"max_bytes_per_word: {wordpiece.max_bytes_per_word} has no tokenizer.json equivalent; "
+            "use max_input_chars_per_word"
+        )
+    options = tokenizer.options
+    template = tokenizer.post_processor
+    names = {i: t for i, t in enumerate(tokenizer.vocab.tokens)}
+    names.update({t.id: t.content for t in tokenizer.added_tokens})
+
+    def pieces(template_pieces):
+        return [
+            {"Sequence": {"id": name, "type_id": type_id}} if name in SEQUENCES
+            else {"SpecialToken": {"id": name, "type_id": type_id}}
+            for name, type_id in template_pieces
+        ]
+
+    post_processor = None
+    if template is not None:
+        post_processor = {
+            "type": "TemplateProcessing",
+            "single": pieces(template.single),
+            "pair": pieces(template.pair),
+            "special_tokens": {
+                name: {"id": name, "ids": list(ids), "tokens": [names.get(i, name) for i in ids]}
+                for name, ids in template.special_tokens.items()
+            },
+        }
+    decoder = tokenizer.decoder
+    limit = wordpiece.max_chars_per_word
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [
+            {"id": t.id, "content": t.content, "single_word": t.single_word, "lstrip": t.lstrip,
+             "rstrip": t.rstrip, "normalized": t.normalized, "special": t.special}
+            for t in sorted(tokenizer.added_tokens, key=lambda t: t.id)
+        ],
+        "normalizer": {
+            "type": "BertNormalizer",
+            "clean_text": True if options["clean_text"] is None else bool(options["clean_text"]),
+            "handle_chinese_chars": True if options["handle_chinese_chars"] is None else bool(options["handle_chinese_chars"]),
+            "strip_accents": options["strip_accents"],
+            "lowercase": bool(options["lower_case"]),
+        },
+        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        "post_processor": post_processor,
+        "decoder": None if decoder is None else {"type": "WordPiece", "prefix": decoder.prefix, "cleanup": decoder.cleanup},
+        "model": {
+            "type": "WordPiece",
+            "unk_token": wordpiece.unknown_token,
+            "continuing_subword_prefix": wordpiece.suffix_indicator,
+            # No limit has no spelling in tokenizer.json; a word this long cannot occur in practice.
+            "max_input_chars_per_word": (1 << 62) if limit is None else limit,
+            "vocab": {t: i for i, t in enumerate(tokenizer.vocab.tokens)},
+        },
+    }
+
+
+def write_tokenizer_json(tokenizer, path: str | os.PathLike) -> None:
+    """Writes `tokenizer_json(tokenizer)` to `path`: to a temporary file beside it, then renamed into place."""
+    path = pathlib.Path(path)
+    if path.is_dir():
+        raise ValueError(f"path: {os.fspath(path)!r} is a folder; pass a file path such as .../tokenizer.json")
+    spec = tokenizer_json(tokenizer)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, staging = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(spec, f, ensure_ascii=False, indent=2)
+        os.replace(staging, path)
+    except BaseException:
+        os.unlink(staging)
+        raise

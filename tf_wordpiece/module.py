@@ -13,6 +13,7 @@ from typing import Sequence
 import tensorflow as tf
 
 from tf_wordpiece.bert_tokenizer import BertTokenizer
+from tf_wordpiece.post_processors import TemplateProcessing, head
 from tf_wordpiece.vocab import read_vocab_file
 
 REQUIRED_RESERVED = ("[START]", "[END]", "[UNK]")
@@ -38,7 +39,9 @@ class CustomTokenizer(tf.Module):
         string [batch]) -> {"input_word_ids", "input_mask", "input_type_ids"},
         int32 [batch, seq_length], segments trimmed round-robin like
         `tensorflow_text.RoundRobinTrimmer`, `[CLS] a [SEP] (b [SEP])` when the
-        vocabulary has [CLS]/[SEP], else `[START]`/`[END]`.
+        vocabulary has [CLS]/[SEP], else `[START]`/`[END]`. With compat="hf" they
+        are `BertTokenizer.encode` instead: Hugging Face's template (type id 1 for
+        b and its [SEP]), longest_first truncation and padding to seq_length.
 
     Args:
       reserved_tokens: must include "[START]", "[END]" and "[UNK]", all in the vocabulary.
@@ -70,15 +73,20 @@ class CustomTokenizer(tf.Module):
         absent = [t for t in reserved_tokens if t not in set(vocab)]
         if absent:
             raise ValueError(f"reserved_tokens: {absent} not in the vocab file {os.fspath(vocab_path)!r}; add them")
-        self.tokenizer = BertTokenizer(vocab, **tokenizer_params)
-        self._reserved_tokens = reserved_tokens
-        self._vocab_path = tf.saved_model.Asset(os.fspath(vocab_path))
-        self.vocab = tf.Variable(vocab, trainable=False, name="vocab")
         ids = {t: i for i, t in enumerate(vocab)}
         self._start, self._end = ids["[START]"], ids["[END]"]
         self._cls = ids.get("[CLS]", self._start)
         self._sep = ids.get("[SEP]", self._end)
         self._pad = ids.get("[PAD]", 0)
+        if tokenizer_params.get("compat") == "hf":
+            # BERT inputs then go through encode's template, truncation and padding (Hugging Face's rules).
+            tokenizer_params.setdefault("post_processor", TemplateProcessing.bert(
+                cls_id=self._cls, sep_id=self._sep, cls_token=vocab[self._cls], sep_token=vocab[self._sep],
+                pad_id=self._pad))
+        self.tokenizer = BertTokenizer(vocab, **tokenizer_params)
+        self._reserved_tokens = reserved_tokens
+        self._vocab_path = tf.saved_model.Asset(os.fspath(vocab_path))
+        self.vocab = tf.Variable(vocab, trainable=False, name="vocab")
         self.seq_length = seq_length
         # Bad-token pattern for detokenize: every reserved token but [UNK].
         self._drop_pattern = "|".join(re.escape(t) for t in reserved_tokens if t != "[UNK]") or "(?!)"
@@ -131,10 +139,14 @@ class CustomTokenizer(tf.Module):
 
     @tf.function(input_signature=[STRING_BATCH])
     def bert_pack_inputs(self, strings):
+        if self.tokenizer.compat == "hf":
+            return self._encode(strings)
         return self._pack([self._segment(strings)])
 
     @tf.function(input_signature=[STRING_BATCH, STRING_BATCH])
     def bert_pack_pair_inputs(self, first, second):
+        if self.tokenizer.compat == "hf":
+            return self._encode(first, second)
         return self._pack([self._segment(first), self._segment(second)])
 
     def signatures(self) -> dict:
@@ -144,6 +156,13 @@ class CustomTokenizer(tf.Module):
             "bert_pack_inputs": self.bert_pack_inputs.get_concrete_function(),
             "bert_pack_pair_inputs": self.bert_pack_pair_inputs.get_concrete_function(),
         }
+
+    def _encode(self, first, second=None):
+        """compat="hf": Hugging Face's template, longest_first truncation and padding to seq_length."""
+        enc = self.tokenizer.encode(first, second, truncation="longest_first", max_length=self.seq_length,
+                                    padding="max_length")
+        names = {"input_word_ids": enc.ids, "input_mask": enc.attention_mask, "input_type_ids": enc.type_ids}
+        return {name: tf.cast(t, tf.int32) for name, t in names.items()}
 
     def _segment(self, strings):
         return tf.cast(self.tokenizer.tokenize(strings).merge_dims(-2, -1), tf.int64)
@@ -206,10 +225,4 @@ def round_robin_trim(segments: list[tf.RaggedTensor], budget: int) -> list[tf.Ra
     longer = lengths > keep
     rank = tf.cumsum(tf.cast(longer, tf.int64), axis=1, exclusive=True)
     keep += tf.cast(longer & (rank < left[:, None]), tf.int64)
-    return [_head(s, keep[:, i]) for i, s in enumerate(segments)]
-
-
-def _head(rt: tf.RaggedTensor, lengths: tf.Tensor) -> tf.RaggedTensor:
-    """The first `lengths[i]` values of each row."""
-    mask = tf.ragged.range(rt.row_lengths()) < tf.expand_dims(lengths, 1)
-    return tf.ragged.boolean_mask(rt, mask)
+    return [head(s, keep[:, i]) for i, s in enumerate(segments)]
