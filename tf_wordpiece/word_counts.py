@@ -11,7 +11,7 @@ from tqdm.auto import tqdm
 
 from tf_wordpiece.basic_tokenizer import BasicTokenizer
 
-BATCH_SIZE = 1024  # scalar datasets are counted in batches of this many strings
+BATCH_SIZE = 8192  # strings per counting batch (datasets of scalars or vectors are rebatched)
 
 
 class WordCounts(dict):
@@ -30,8 +30,8 @@ def count_words(dataset: tf.data.Dataset, basic_tokenizer: BasicTokenizer, *, pr
     """Counts the words of a dataset of strings, split and normalized by `basic_tokenizer`.
 
     Args:
-      dataset: elements are tf.string tensors of any shape (scalars are
-        batched here), or RaggedTensors of strings.
+      dataset: elements are tf.string tensors of any shape (scalars and
+        vectors are rebatched here), or RaggedTensors of strings.
       basic_tokenizer: e.g. `tf_text_basic_tokenizer(lower_case=True)`.
       progress: show a progress bar over the strings read.
 
@@ -46,8 +46,9 @@ def count_words(dataset: tf.data.Dataset, basic_tokenizer: BasicTokenizer, *, pr
     spec = dataset.element_spec
     if not isinstance(spec, (tf.TensorSpec, tf.RaggedTensorSpec)) or spec.dtype != tf.string:
         raise TypeError(f"dataset: expected elements that are single tf.string tensors, got element_spec {spec}")
-    if isinstance(spec, tf.TensorSpec) and spec.shape.rank == 0:
-        dataset = dataset.batch(BATCH_SIZE)
+    if isinstance(spec, tf.TensorSpec) and spec.shape.rank in (0, 1):
+        # Large batches: the graph's cost per batch is high, its cost per string low.
+        dataset = (dataset.unbatch() if spec.shape.rank == 1 else dataset).batch(BATCH_SIZE)
 
     totals: dict[bytes, int] = {}
     batches = dataset.map(batch_word_counter(basic_tokenizer), num_parallel_calls=tf.data.AUTOTUNE, deterministic=True).prefetch(2)
@@ -73,8 +74,10 @@ def batch_word_counter(basic_tokenizer: BasicTokenizer):
     def unique_words(strings):
         flat = strings.flat_values if isinstance(strings, tf.RaggedTensor) else tf.reshape(strings, [-1])
         words = basic_tokenizer.split(flat)
-        valid = tf.cond(tf.reduce_all(_is_valid_utf8(flat)), lambda: tf.ones_like(words.row, tf.bool),
-                        lambda: _is_valid_utf8(_original_text(flat, words)))
+        valid_line = _is_valid_utf8(flat)
+        # An invalid byte sequence becomes U+FFFD in the word's text; such words are skipped.
+        valid = tf.cond(tf.reduce_all(valid_line), lambda: tf.ones_like(words.row, tf.bool),
+                        lambda: tf.gather(valid_line, words.row) | ~tf.strings.regex_full_match(words.text, ".*\ufffd.*"))
         unique, _, counts = tf.unique_with_counts(tf.boolean_mask(words.text, valid), out_idx=tf.int64)
         return unique, counts, tf.size(flat), tf.size(valid) - tf.reduce_sum(tf.cast(valid, tf.int32))
 
@@ -83,13 +86,6 @@ def batch_word_counter(basic_tokenizer: BasicTokenizer):
 
 def _is_valid_utf8(strings: tf.Tensor) -> tf.Tensor:
     return tf.strings.unicode_transcode(strings, "UTF-8", "UTF-8", errors="replace") == strings
-
-
-def _original_text(strings: tf.Tensor, words) -> tf.Tensor:
-    """Each word's bytes in its original string (words from `BasicTokenizer.split(strings)`)."""
-    begin = tf.gather(words.begin.flat_values, words.begin.row_starts())
-    end = tf.gather(words.end.flat_values, words.end.row_limits() - 1)
-    return tf.strings.substr(tf.gather(strings, words.row), begin, end - begin)
 
 
 def text_line_dataset(paths: Sequence[str | os.PathLike]) -> tf.data.Dataset:
