@@ -238,6 +238,16 @@ def tf_text_basic_tokenizer(
     >>> tf_text_basic_tokenizer(lower_case=True).tokenize(["Ünïcode [unused1]!"]).to_list()
     [[b'unicode', b'[', b'unused1', b']', b'!']]
     """
+    check_tf_text_normalization(normalization_form, lower_case=lower_case)
+    return BasicTokenizer(
+        normalizers.tf_text_normalizer(lower_case=lower_case, normalization_form=normalization_form),
+        pre_tokenizers.tf_text_pre_tokenizer(keep_whitespace=keep_whitespace),
+        preserve_unused_token=preserve_unused_token,
+    )
+
+
+def check_tf_text_normalization(normalization_form: str | None, *, lower_case: bool) -> None:
+    """tensorflow_text's normalization options that tf_wordpiece reproduces; a ValueError for the others."""
     if normalization_form not in normalizers.NORMALIZATION_FORMS:
         raise ValueError(f"normalization_form: expected one of {list(normalizers.NORMALIZATION_FORMS)}, got {normalization_form!r}")
     if normalization_form in ("NFC", "NFKC"):
@@ -250,8 +260,3 @@ def tf_text_basic_tokenizer(
             f"normalization_form: lower_case=True already applies NFD, got normalization_form={normalization_form!r}; "
             "pass None or 'NFD', or lower_case=False"
         )
-    return BasicTokenizer(
-        normalizers.tf_text_normalizer(lower_case=lower_case, normalization_form=normalization_form),
-        pre_tokenizers.tf_text_pre_tokenizer(keep_whitespace=keep_whitespace),
-        preserve_unused_token=preserve_unused_token,
-    )

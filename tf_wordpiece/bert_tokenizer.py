@@ -10,7 +10,7 @@ import tensorflow as tf
 
 from tf_wordpiece import normalizers, pre_tokenizers
 from tf_wordpiece.added_tokens import AddedToken, AddedTokens
-from tf_wordpiece.basic_tokenizer import BasicTokenizer
+from tf_wordpiece.basic_tokenizer import BasicTokenizer, check_tf_text_normalization
 from tf_wordpiece.decoders import WordPieceDecoder, hf_wordpiece_decode
 from tf_wordpiece.post_processors import Encoding, Segment, TemplateProcessing, check_encode_options
 from tf_wordpiece.vocab import Vocab, VocabLike
@@ -114,16 +114,7 @@ class BertTokenizer(tf.Module):
             raise ValueError("split_unknown_characters=True is not supported; unknown words become unknown_token")
         if compat == "tf_text":
             _only_for("hf", clean_text=clean_text, handle_chinese_chars=handle_chinese_chars, strip_accents=strip_accents)
-            if normalization_form in ("NFC", "NFKC"):
-                raise ValueError(
-                    f"normalization_form: {normalization_form!r} composes characters across code points, "
-                    "which tf_wordpiece does not reproduce yet; use None, 'NFD' or 'NFKD'"
-                )
-            if lower_case and normalization_form not in (None, "NFD"):
-                raise ValueError(
-                    f"normalization_form: lower_case=True already applies NFD, got normalization_form={normalization_form!r}; "
-                    "pass None or 'NFD', or lower_case=False"
-                )
+            check_tf_text_normalization(normalization_form, lower_case=lower_case)
             normalizer = normalizers.tf_text_normalizer(lower_case=lower_case, normalization_form=normalization_form)
             pre_tokenizer = pre_tokenizers.tf_text_pre_tokenizer(keep_whitespace=keep_whitespace)
             byte_limit, char_limit = 100, None

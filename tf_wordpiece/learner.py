@@ -162,7 +162,7 @@ def bert_vocab_from_dataset(
       The vocabulary, a list of strings (line n of vocab.txt is id n).
 
     >>> lines = ["Low lower lowest.", "New newer newest!", "Wide wider widest", "low new wide"] * 5
-    >>> vocab = bert_vocab_from_dataset(tf.data.Dataset.from_tensor_slices(lines), 24, ["[UNK]"],
+    >>> vocab = bert_vocab_from_dataset(tf.data.Dataset.from_tensor_slices(lines), 30, ["[UNK]"],
     ...                                 {"lower_case": True}, {"lower_thresh": 1})
     >>> vocab[13:18]  # after [UNK] and the alphabet: the learned tokens, most frequent first
     ['##er', '##est', 'low', 'new', 'wide']

@@ -248,7 +248,7 @@ def truncate(first: Segment, second: Segment | None, max_length: int, strategy: 
 def _longest_first(n1: tf.Tensor, n2: tf.Tensor, max_length: int) -> tuple[tf.Tensor, tf.Tensor]:
     """Closed-form lengths of tokenizers' LongestFirst pair truncation."""
     swap = n1 > n2
-    short, long = tf.minimum(n1, n2), tf.maximum(n1, n2)
+    short = tf.minimum(n1, n2)
     long_keep = tf.where(short > max_length, short, tf.maximum(short, max_length - short))
     short_keep = short
     both = short_keep + long_keep > max_length
