@@ -86,3 +86,20 @@ def test_bad_input_is_a_clear_error_and_writes_nothing(english, tmp_path, capsys
     else:
         assert not out.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted({"empty.txt", out.name} & {p.name for p in tmp_path.iterdir()})
+
+
+def test_tfds_source(tmp_path):
+    """--tfds reads NAME:SPLIT:FEATURE from the TFDS data dir (here tfds's offline mock of the tutorial's dataset)."""
+    import tensorflow_datasets as tfds
+
+    from tf_wordpiece import converter
+
+    out = tmp_path / "vocab.txt"
+    with tfds.testing.mock_data(num_examples=200):
+        assert learn("--tfds", "ted_hrlr_translate/pt_to_en:train:en", "--vocab-size", "400", "--lower-thresh", "2",
+                     "--out", str(out)) == 0
+        english = tfds.load("ted_hrlr_translate/pt_to_en", split="train", download=False).map(lambda x: x["en"])
+        expected = twp.bert_vocab_from_dataset(english, 400, ["[PAD]", "[UNK]", "[START]", "[END]"], {}, {"lower_thresh": 2})
+        pairs = converter.tfds_pairs("ted_hrlr_translate/pt_to_en")
+    assert out.read_text(encoding="utf-8").splitlines() == expected
+    assert len(pairs) == 200 and all(isinstance(pt, str) and isinstance(en, str) for pt, en in pairs)
