@@ -74,14 +74,22 @@ def batch_word_counter(basic_tokenizer: BasicTokenizer):
     def unique_words(strings):
         flat = strings.flat_values if isinstance(strings, tf.RaggedTensor) else tf.reshape(strings, [-1])
         words = basic_tokenizer.split(flat)
-        valid_line = _is_valid_utf8(flat)
-        # An invalid byte sequence becomes U+FFFD in the word's text; such words are skipped.
-        valid = tf.cond(tf.reduce_all(valid_line), lambda: tf.ones_like(words.row, tf.bool),
-                        lambda: tf.gather(valid_line, words.row) | ~tf.strings.regex_full_match(words.text, ".*\ufffd.*"))
-        unique, _, counts = tf.unique_with_counts(tf.boolean_mask(words.text, valid), out_idx=tf.int64)
-        return unique, counts, tf.size(flat), tf.size(valid) - tf.reduce_sum(tf.cast(valid, tf.int32))
+        unique, _, counts = tf.unique_with_counts(words.text, out_idx=tf.int64)
+
+        def without_invalid():  # an invalid byte sequence reads as U+FFFD: drop those words of invalid strings
+            valid = tf.gather(_is_valid_utf8(flat), words.row) | ~_has_replacement_character(words.text)
+            unique, _, counts = tf.unique_with_counts(tf.boolean_mask(words.text, valid), out_idx=tf.int64)
+            return unique, counts, tf.size(valid) - tf.reduce_sum(tf.cast(valid, tf.int32))
+
+        unique, counts, invalid = tf.cond(tf.reduce_any(_has_replacement_character(unique)), without_invalid,
+                                          lambda: (unique, counts, 0))
+        return unique, counts, tf.size(flat), invalid
 
     return unique_words
+
+
+def _has_replacement_character(strings: tf.Tensor) -> tf.Tensor:
+    return tf.strings.regex_full_match(strings, ".*\ufffd.*")
 
 
 def _is_valid_utf8(strings: tf.Tensor) -> tf.Tensor:
