@@ -60,6 +60,8 @@ class BertTokenizer(tf.Module):
         normalization, each one id. Defaults to the BERT specials present in the
         vocabulary for hf, none for tf_text (tensorflow_text splits `[MASK]`).
       offsets: `"original"` or `"normalized"`. Defaults to `"original"`.
+      algorithm: the WordPiece matcher, `"linmaxmatch"` or `"maxmatch"` (same
+        ids; see `WordpieceTokenizer`). Defaults to `"linmaxmatch"`.
       parallel_shards: inside a graph, the batch is cut into this many slices
         tokenized by independent subgraphs that TensorFlow runs in parallel
         (results are identical; 1 turns it off). Defaults to `2`.
@@ -94,6 +96,7 @@ class BertTokenizer(tf.Module):
         special_tokens: Sequence[str] | None = None,
         offsets: str = "original",
         parallel_shards: int = 4,
+        algorithm: str = "linmaxmatch",
     ):
         super().__init__()
         _check_choice("compat", compat, COMPAT_MODES)
@@ -153,6 +156,7 @@ class BertTokenizer(tf.Module):
             max_chars_per_word=char_limit if max_input_chars_per_word is _DEFAULT else max_input_chars_per_word,
             token_out_type=token_out_type,
             unknown_token=unknown_token,
+            algorithm=algorithm,
         )
 
     @classmethod

@@ -142,14 +142,21 @@ class LinMaxMatcher(tf.Module):
         super().__init__()
         trie = LinMaxMatchTrie(tokens, suffix_indicator)
         self.suffix_root = trie.suffix_root
+        self._node_bits = max(1, int(trie.num_nodes - 1).bit_length())
+        nodes, fails = np.arange(trie.num_nodes), trie.fail_link >= 0
+        keys = np.bitwise_or(
+            np.left_shift(trie.edge_keys & ((1 << _CP_BITS) - 1), self._node_bits), trie.edge_keys >> _CP_BITS
+        )
         with tf.init_scope():  # eager constants, even when built inside a tf.function
             self._edges = tf.lookup.StaticHashTable(
                 tf.lookup.KeyValueTensorInitializer(
-                    tf.constant(trie.edge_keys, tf.int64), tf.constant(trie.edge_children.astype(np.int64))
+                    tf.constant(keys, tf.int64), tf.constant(trie.edge_children.astype(np.int64))
                 ),
                 default_value=-1,
             )
-            self._fail_link = tf.constant(trie.fail_link)
+            # Where a node goes when the next character has no edge: its failure
+            # link, or itself when it has none (the word stops there).
+            self._fall_back = tf.constant(np.where(fails, trie.fail_link, nodes).astype(np.int64))
             self._pop_start = tf.constant(trie.pop_start)
             self._pop_count = tf.constant(trie.pop_count)
             self._pop_ids = tf.constant(trie.pop_ids.astype(np.int64))
@@ -176,6 +183,7 @@ class LinMaxMatcher(tf.Module):
         # popped [steps, w]: the node whose pops a word emitted at each step, or -1.
         popped = tf.transpose(popped)
         emitted = (popped >= 0) & ~failed[:, None]
+        emitted &= tf.gather(self._pop_count, tf.maximum(popped, 0)) > 0
         pop_word = tf.cast(tf.where(emitted)[:, 0], tf.int32)
         pop_node = tf.boolean_mask(popped, emitted)
         count = tf.gather(self._pop_count, pop_node)
@@ -192,27 +200,34 @@ class LinMaxMatcher(tf.Module):
         return word, end - length, end, tf.gather(self._pop_ids, token_at), failed
 
     def _walk(self, chars: tf.Tensor, first_char: tf.Tensor, n_chars: tf.Tensor):
-        """Runs every word to its stop: (node [w], pos [w], popped nodes [steps, w])."""
-        num_words = tf.size(n_chars)
-        node = tf.fill([num_words], tf.constant(INITIAL_ROOT, tf.int32))
-        pos = tf.zeros([num_words], tf.int32)
-        popped = tf.TensorArray(tf.int32, size=0, dynamic_size=True, element_shape=[None])
+        """Runs every word to its stop: (node [w], chars read [w], popped nodes [steps, w])."""
+        # Few ops per step: the loop's cost is their fixed cost, not their size.
+        # Keys are (code point << node bits) | node, so shifting is done once, before the loop.
+        chars = tf.bitwise.left_shift(chars, self._node_bits)
+        node = tf.fill(tf.shape(n_chars), tf.constant(INITIAL_ROOT, tf.int64))
+        cursor = tf.cast(first_char, tf.int64)
+        popped = tf.TensorArray(tf.int64, size=0, dynamic_size=True, element_shape=[None])
 
-        def step(i, node, pos, moving, popped):
-            char = tf.gather(chars, first_char + pos)
-            child = self._edges.lookup(tf.bitwise.left_shift(tf.cast(node, tf.int64), _CP_BITS) | char)
+        def step(i, node, cursor, moving, popped):
+            char = tf.gather(chars, cursor)
+            child = self._edges.lookup(char | node)
             advance = child >= 0
-            link = tf.gather(self._fail_link, node)
-            fall_back = ~advance & (link >= 0)
-            popped = popped.write(i, tf.where(fall_back, node, -1))
-            node = tf.where(advance, tf.cast(child, tf.int32), tf.where(fall_back, link, node))
-            return [i + 1, node, pos + tf.cast(advance, tf.int32), tf.reduce_any(advance | fall_back), popped]
+            # Stuck words record their node too: such nodes have no pops.
+            popped = popped.write(i, tf.where(advance, tf.constant(-1, tf.int64), node))
+            moved = tf.where(advance, child, tf.gather(self._fall_back, node))
+            # After failure pops, the same character in the same step: most words
+            # then take one step per character instead of two.
+            retry = self._edges.lookup(char | moved)
+            again = ~advance & (retry >= 0)
+            advance |= again
+            moving = tf.reduce_any(moved != node)
+            return [i + 1, tf.where(again, retry, moved), cursor + tf.cast(advance, tf.int64), moving, popped]
 
         limit = 2 * tf.reduce_max(tf.concat([n_chars, [0]], 0)) + 1
-        _, node, pos, _, popped = tf.while_loop(
-            lambda i, node, pos, moving, popped: moving,
+        _, node, cursor, _, popped = tf.while_loop(
+            lambda i, node, cursor, moving, popped: moving,
             step,
-            [0, node, pos, True, popped],  # one step at least: stack() needs an element
+            [0, node, cursor, True, popped],  # one step at least: stack() needs an element
             maximum_iterations=limit,
         )
-        return node, pos, popped.stack()
+        return node, tf.cast(cursor, tf.int32) - first_char, popped.stack()
