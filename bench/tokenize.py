@@ -4,7 +4,9 @@
 
 Prints MB/s of UTF-8 input for each tokenizer on the multilingual sample and
 on English text, and each one's ratio to tensorflow_text.BertTokenizer. Ids
-are checked equal to the peer of each compat mode before timing.
+are checked equal to the peer of each compat mode before timing (and, for the
+WordPiece algorithms, linmaxmatch = maxmatch = tensorflow_text.FastBertTokenizer),
+then our best row is set against issue 5's bar.
 """
 
 from __future__ import annotations
@@ -63,6 +65,50 @@ def contenders() -> dict:
     }
 
 
+# ---- issue 5 (LinMaxMatch): the MaxMatch rows beside the default, and the bar ----
+ALGORITHM_ROWS = {
+    f"tf_wordpiece (compat={compat}, maxmatch)": dict(compat=compat, algorithm="maxmatch") for compat in ("tf_text", "hf")
+}
+BAR = {"tensorflow_text.FastBertTokenizer": 1.0, "tensorflow_text.BertTokenizer": 5.0, "HF tokenizers encode_batch": 5.0}
+
+
+def algorithm_contenders() -> dict:
+    spec = [tf.TensorSpec([None], tf.string)]
+    return {
+        name: tf.function(
+            lambda s, tok=twp.BertTokenizer(str(VOCAB), lower_case=True, **kwargs): tok.tokenize(s).flat_values,
+            input_signature=spec,
+        )
+        for name, kwargs in ALGORITHM_ROWS.items()
+    }
+
+
+def check_algorithm_parity(run: dict, batches: list[list[str]]) -> None:
+    """The MaxMatch rows and FastBertTokenizer give the default rows' ids."""
+    for batch in batches:
+        encoded = [s.encode("utf-8") for s in batch]
+        for compat in ("tf_text", "hf"):
+            default = run[f"tf_wordpiece (compat={compat})"](encoded).numpy()
+            if not np.array_equal(run[f"tf_wordpiece (compat={compat}, maxmatch)"](encoded).numpy(), default):
+                raise SystemExit(f"compat={compat}: linmaxmatch and maxmatch ids differ")
+        fast = run["tensorflow_text.FastBertTokenizer"](encoded).numpy()
+        if not np.array_equal(fast, run["tf_wordpiece (compat=tf_text)"](encoded).numpy()):
+            raise SystemExit("tensorflow_text.FastBertTokenizer ids differ from compat=tf_text")
+
+
+def print_bar(rows: list) -> None:
+    print("\n| corpus | ours (best compat) | vs | ratio | bar |\n|---|---|---|---|---|")
+    for corpus in dict.fromkeys(c for c, _, _ in rows):
+        speeds = {n: s for c, n, s in rows if c == corpus}
+        best = max(speeds[f"tf_wordpiece (compat={m})"] for m in ("tf_text", "hf"))
+        for peer, bar in BAR.items():
+            ratio = best / speeds[peer]
+            print(f"| {corpus} | {best:.2f} MB/s | {peer} | {ratio:.2f}x | >= {bar:.1f}x {'met' if ratio >= bar else 'NOT met'} |")
+
+
+# ---- end issue 5 ----
+
+
 def check_parity(run: dict, batches: list[list[str]]) -> None:
     for batch in batches:
         encoded = [s.encode("utf-8") for s in batch]
@@ -95,11 +141,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     run = contenders()
+    run.update(algorithm_contenders())  # issue 5
     rows = []
     for corpus, lines in corpora().items():
         batches = [lines[i : i + args.batch] for i in range(0, len(lines), args.batch)]
         megabytes = sum(len(s.encode("utf-8")) for s in lines) / 1e6
         check_parity(run, batches)
+        check_algorithm_parity(run, batches)  # issue 5
         for name, fn in tqdm(run.items(), desc=f"timing {corpus}", leave=False):
             seconds = measure(fn, batches, encoded=not name.startswith("HF"), repeats=args.repeats)
             rows.append((corpus, name, megabytes / seconds))
@@ -108,6 +156,7 @@ def main() -> None:
     for corpus, name, speed in rows:
         baseline = next(s for c, n, s in rows if c == corpus and n == "tensorflow_text.BertTokenizer")
         print(f"| {corpus} | {name} | {speed:.2f} | {speed / baseline:.2f}x |")
+    print_bar(rows)  # issue 5
 
 
 if __name__ == "__main__":

@@ -61,7 +61,7 @@ class BertTokenizer(tf.Module):
         vocabulary for hf, none for tf_text (tensorflow_text splits `[MASK]`).
       offsets: `"original"` or `"normalized"`. Defaults to `"original"`.
       algorithm: the WordPiece matcher, `"linmaxmatch"` or `"maxmatch"` (same
-        ids; see `WordpieceTokenizer`). Defaults to `"linmaxmatch"`.
+        ids; see `WordpieceTokenizer`). Defaults to `"maxmatch"`.
       parallel_shards: inside a graph, the batch is cut into this many slices
         tokenized by independent subgraphs that TensorFlow runs in parallel
         (results are identical; 1 turns it off). Defaults to `2`.
@@ -96,7 +96,7 @@ class BertTokenizer(tf.Module):
         special_tokens: Sequence[str] | None = None,
         offsets: str = "original",
         parallel_shards: int = 4,
-        algorithm: str = "linmaxmatch",
+        algorithm: str = "maxmatch",
     ):
         super().__init__()
         _check_choice("compat", compat, COMPAT_MODES)
