@@ -48,7 +48,7 @@ _SEPARATOR = b"\xff"
 class LinMaxMatchTrie:
     """The trie with failure links and pops, as NumPy arrays (the precompute).
 
-    Attributes (all int32 NumPy arrays):
+    Attributes (NumPy arrays, int32 but for the int64 edge_keys):
       edge_keys, edge_children: transition (node << 21 | code point) -> child node.
       fail_link: [nodes] f(v), -1 where undefined (the roots, dead ends).
       pop_start, pop_count: [nodes] F(v) is pop_ids[pop_start : pop_start + pop_count].
