@@ -80,7 +80,7 @@ def worker(which: str, corpus: str, vocab_size: int, out: str) -> None:
 
 def run_worker(which: str, corpus: pathlib.Path, vocab_size: int, work: pathlib.Path) -> tuple[dict, list[str]]:
     out = work / f"{which}_{corpus.stem}.txt"
-    result = subprocess.run([sys.executable, __file__, "--worker", which, "--corpus", str(corpus), "--vocab-size",
+    result = subprocess.run([sys.executable, __file__, "--worker", which, "--corpus-file", str(corpus), "--vocab-size",
                              str(vocab_size), "--out", str(out)], capture_output=True, text=True, check=True)
     return json.loads(result.stdout.strip().splitlines()[-1]), out.read_text(encoding="utf-8").split("\n")
 
@@ -94,11 +94,11 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3, help="ours also runs on the corpus repeated this many times")
     parser.add_argument("--vocab-size", type=int, default=8000)
     parser.add_argument("--worker", choices=["ours", "peer"], help=argparse.SUPPRESS)
-    parser.add_argument("--corpus", help=argparse.SUPPRESS)
+    parser.add_argument("--corpus-file", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.worker, args.corpus, args.vocab_size, args.out)
+        worker(args.worker, args.corpus_file, args.vocab_size, args.out)
         return 0
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -4,9 +4,11 @@
 
 Prints MB/s of UTF-8 input for each tokenizer on the multilingual sample and
 on English text, and each one's ratio to tensorflow_text.BertTokenizer. Ids
-are checked equal to the peer of each compat mode before timing. Then the
-model-input row: `encode` with the BERT template, truncation to 128 and padding
-to the batch's longest, against HF `encode_batch` with the same settings.
+are checked equal to the peer of each compat mode before timing (and, for the
+WordPiece algorithms, linmaxmatch = maxmatch = tensorflow_text.FastBertTokenizer),
+then our best row is set against issue 5's bar. Then the model-input row:
+`encode` with the BERT template, truncation to 128 and padding to the batch's
+longest, against HF `encode_batch` with the same settings.
 """
 
 from __future__ import annotations
@@ -84,6 +86,47 @@ def check_encode_parity(run: dict, batches: list[list[str]]) -> None:
     for batch in batches:
         if ours([s.encode("utf-8") for s in batch]).numpy().tolist() != peer(batch):
             raise SystemExit("encode ids differ from HF tokenizers encode_batch")
+# LinMaxMatch rows beside the default (maxmatch), and Fast WordPiece's bar (issue 5).
+ALGORITHM_ROWS = {
+    f"tf_wordpiece (compat={compat}, linmaxmatch)": dict(compat=compat, algorithm="linmaxmatch") for compat in ("tf_text", "hf")
+}
+BAR = {"tensorflow_text.FastBertTokenizer": 1.0, "tensorflow_text.BertTokenizer": 5.0, "HF tokenizers encode_batch": 5.0}
+
+
+def algorithm_contenders() -> dict:
+    spec = [tf.TensorSpec([None], tf.string)]
+    return {
+        name: tf.function(
+            lambda s, tok=twp.BertTokenizer(str(VOCAB), lower_case=True, **kwargs): tok.tokenize(s).flat_values,
+            input_signature=spec,
+        )
+        for name, kwargs in ALGORITHM_ROWS.items()
+    }
+
+
+def check_algorithm_parity(run: dict, batches: list[list[str]]) -> None:
+    """The LinMaxMatch rows and FastBertTokenizer give the default rows' ids."""
+    for batch in batches:
+        encoded = [s.encode("utf-8") for s in batch]
+        for compat in ("tf_text", "hf"):
+            default = run[f"tf_wordpiece (compat={compat})"](encoded).numpy()
+            if not np.array_equal(run[f"tf_wordpiece (compat={compat}, linmaxmatch)"](encoded).numpy(), default):
+                raise SystemExit(f"compat={compat}: linmaxmatch and maxmatch ids differ")
+        fast = run["tensorflow_text.FastBertTokenizer"](encoded).numpy()
+        if not np.array_equal(fast, run["tf_wordpiece (compat=tf_text)"](encoded).numpy()):
+            raise SystemExit("tensorflow_text.FastBertTokenizer ids differ from compat=tf_text")
+
+
+def print_bar(rows: list) -> None:
+    print("\n| corpus | ours (best row) | vs | ratio | bar |\n|---|---|---|---|---|")
+    for corpus in dict.fromkeys(c for c, _, _ in rows):
+        speeds = {n: s for c, n, s in rows if c == corpus}
+        best = max(s for n, s in speeds.items() if n.startswith("tf_wordpiece (compat="))
+        for peer, bar in BAR.items():
+            ratio = best / speeds[peer]
+            print(f"| {corpus} | {best:.2f} MB/s | {peer} | {ratio:.2f}x | >= {bar:.1f}x {'met' if ratio >= bar else 'NOT met'} |")
+
+
 
 
 def check_parity(run: dict, batches: list[list[str]]) -> None:
@@ -119,6 +162,7 @@ def main() -> None:
     args = parser.parse_args()
     run = contenders()
     encode_run = encoders()
+    run.update(algorithm_contenders())
     rows = []
     encode_rows = []
     for corpus, lines in corpora().items():
@@ -126,6 +170,7 @@ def main() -> None:
         megabytes = sum(len(s.encode("utf-8")) for s in lines) / 1e6
         check_parity(run, batches)
         check_encode_parity(encode_run, batches)
+        check_algorithm_parity(run, batches)
         for name, fn in tqdm(run.items(), desc=f"timing {corpus}", leave=False):
             seconds = measure(fn, batches, encoded=not name.startswith("HF"), repeats=args.repeats)
             rows.append((corpus, name, megabytes / seconds))
@@ -141,6 +186,7 @@ def main() -> None:
     for corpus, name, speed in encode_rows:
         baseline = next(s for c, n, s in encode_rows if c == corpus and n.startswith("HF"))
         print(f"| {corpus} | {name} | {speed:.2f} | {speed / baseline:.2f}x |")
+    print_bar(rows)
 
 
 if __name__ == "__main__":

@@ -69,6 +69,8 @@ class BertTokenizer(tf.Module):
       decoder: Hugging Face's WordPiece decoder settings for `decode`; None
         joins tokens with spaces. Defaults to `WordPieceDecoder(suffix_indicator, cleanup=True)`.
       offsets: `"original"` or `"normalized"`. Defaults to `"original"`.
+      algorithm: the WordPiece matcher, `"linmaxmatch"` or `"maxmatch"` (same
+        ids; see `WordpieceTokenizer`). Defaults to `"maxmatch"`.
       parallel_shards: inside a graph, the batch is cut into this many slices
         tokenized by independent subgraphs that TensorFlow runs in parallel
         (results are identical; 1 turns it off). Defaults to `2`.
@@ -105,6 +107,7 @@ class BertTokenizer(tf.Module):
         decoder: WordPieceDecoder | None = _DEFAULT,
         offsets: str = "original",
         parallel_shards: int = 4,
+        algorithm: str = "maxmatch",
     ):
         super().__init__()
         _check_choice("compat", compat, COMPAT_MODES)
@@ -157,6 +160,7 @@ class BertTokenizer(tf.Module):
             max_chars_per_word=char_limit if max_input_chars_per_word is _DEFAULT else max_input_chars_per_word,
             token_out_type=token_out_type,
             unknown_token=unknown_token,
+            algorithm=algorithm,
         )
         self.post_processor = post_processor if post_processor is not None else self._bert_template()
         self.decoder = WordPieceDecoder(suffix_indicator, True) if decoder is _DEFAULT else decoder
