@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import random
 import warnings
 
 import pytest
@@ -54,6 +55,21 @@ def test_word_counts_identical_to_tf_text(multilingual, params):
     from tensorflow_text.python.ops.bert_tokenizer import BasicTokenizer  # what bert_vocab_from_dataset uses
 
     dataset = tf.data.Dataset.from_tensor_slices(multilingual[:5000]).batch(1000)
+    ours = count_words(dataset, tf_text_basic_tokenizer(**params))
+    theirs = peer_learner.count_words(dataset.map(BasicTokenizer(**params).tokenize))
+    assert list(ours.items()) == list(theirs.items())
+
+
+@pytest.mark.parametrize("params", [{"lower_case": True}, {"preserve_unused_token": True}])
+def test_word_counts_identical_to_tf_text_on_hostile_text(hard_strings, params):
+    """Spaces next to combining marks, no-break spaces, controls, CJK, [unusedN], repeated chunks."""
+    from tensorflow_text.python.ops.bert_tokenizer import BasicTokenizer
+
+    rng = random.Random(4)
+    pieces = [" ", "  ", "\u0301", "\u00a0", "\t", "\u3000", "\u200b", "a", "É", "ß", "İ", "中", "[unused1]", "[", "]",
+              "!", "x\u0308", "\U0001F44D", "\u00ad", "ﬁ", "Σ", "\r\n", "word"] + [s for s in hard_strings if s.isprintable()][:50]
+    lines = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 12))) for _ in range(3000)] + hard_strings
+    dataset = tf.data.Dataset.from_tensor_slices(lines).batch(700)
     ours = count_words(dataset, tf_text_basic_tokenizer(**params))
     theirs = peer_learner.count_words(dataset.map(BasicTokenizer(**params).tokenize))
     assert list(ours.items()) == list(theirs.items())

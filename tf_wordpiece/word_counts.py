@@ -10,6 +10,7 @@ import tensorflow as tf
 from tqdm.auto import tqdm
 
 from tf_wordpiece.basic_tokenizer import BasicTokenizer
+from tf_wordpiece.pre_tokenizers import WHITESPACE
 
 BATCH_SIZE = 8192  # strings per counting batch (datasets of scalars or vectors are rebatched)
 
@@ -70,22 +71,46 @@ def batch_word_counter(basic_tokenizer: BasicTokenizer):
 
     `words` are the distinct valid UTF-8 words in order of first appearance.
     """
+    cut_at_spaces = _words_never_span_spaces(basic_tokenizer)
 
     def unique_words(strings):
         flat = strings.flat_values if isinstance(strings, tf.RaggedTensor) else tf.reshape(strings, [-1])
-        words = basic_tokenizer.split(flat)
-        unique, _, counts = tf.unique_with_counts(words.text, out_idx=tf.int64)
+        if cut_at_spaces:  # tokenize each distinct space-separated chunk once, weighted by its count
+            chunks, _, weights = tf.unique_with_counts(tf.strings.split(flat, " ").flat_values, out_idx=tf.int64)
+        else:
+            chunks, weights = flat, tf.ones_like(flat, tf.int64)
+        words = basic_tokenizer.split(chunks)
 
-        def without_invalid():  # an invalid byte sequence reads as U+FFFD: drop those words of invalid strings
-            valid = tf.gather(_is_valid_utf8(flat), words.row) | ~_has_replacement_character(words.text)
-            unique, _, counts = tf.unique_with_counts(tf.boolean_mask(words.text, valid), out_idx=tf.int64)
-            return unique, counts, tf.size(valid) - tf.reduce_sum(tf.cast(valid, tf.int32))
+        def counted(valid):
+            unique, index = tf.unique(tf.boolean_mask(words.text, valid), out_idx=tf.int64)
+            counts = tf.math.unsorted_segment_sum(tf.boolean_mask(tf.gather(weights, words.row), valid), index, tf.size(unique))
+            skipped = tf.reduce_sum(tf.boolean_mask(tf.gather(weights, words.row), ~valid))
+            return unique, counts, skipped
 
-        unique, counts, invalid = tf.cond(tf.reduce_any(_has_replacement_character(unique)), without_invalid,
-                                          lambda: (unique, counts, 0))
-        return unique, counts, tf.size(flat), invalid
+        everything = tf.ones_like(words.row, tf.bool)
+        unique, counts, skipped = counted(everything)
+        # An invalid byte sequence reads as U+FFFD: if any word has one, drop those words of invalid strings.
+        unique, counts, skipped = tf.cond(
+            tf.reduce_any(_has_replacement_character(unique)),
+            lambda: counted(tf.gather(_is_valid_utf8(chunks), words.row) | ~_has_replacement_character(words.text)),
+            lambda: (unique, counts, skipped),
+        )
+        return unique, counts, tf.size(flat), skipped
 
     return unique_words
+
+
+def _words_never_span_spaces(basic_tokenizer: BasicTokenizer) -> bool:
+    """Whether tokenizing space-separated chunks one by one gives the words of the whole string.
+
+    True when " " is dropped white space, normalizes to itself, and no added
+    token can contain it: then every word ends at a space, and normalizing one
+    code point at a time never reaches across one.
+    """
+    space = ord(" ")
+    return (not basic_tokenizer.added_tokens and not basic_tokenizer.pre_tokenizer.keep_whitespace
+            and basic_tokenizer.normalizer.dense_rows[space] == 0
+            and basic_tokenizer.pre_tokenizer.dense_classes[space] == WHITESPACE)
 
 
 def _has_replacement_character(strings: tf.Tensor) -> tf.Tensor:
