@@ -395,7 +395,7 @@ class SuffixLattice:
         """The vocabulary for one count threshold (tensorflow_text's learn_with_thresh)."""
         if thresh < self.min_count:
             raise ValueError(f"thresh: {thresh} is below the min_count={self.min_count} this lattice was built for")
-        keys, counts = self.char_keys, np.ones(len(self.char_keys))  # round 0 splits nothing
+        keys, counts = self.char_keys, np.ones(len(self.char_keys))  # without rounds: the alphabet
         for round_ in range(num_iterations):
             entry_counts = self.round0_counts if round_ == 0 else self._entry_counts(self._split_points(keys))
             keys, counts = self._tokens(entry_counts, thresh)
@@ -404,19 +404,18 @@ class SuffixLattice:
         return list(dict.fromkeys(ordered))
 
     def _texts(self, keys: np.ndarray) -> list[str]:
-        out = []
-        for key in keys.tolist():
-            node, joined = divmod(key, 2)
-            if node < len(self.alphabet):
-                out.append(self.joiner * joined + self.alphabet[node])
-                continue
-            index = self._key_first[np.searchsorted(self._key_order, key)]
-            position, length = int(self.candidate_position[index]), int(self.candidate_length[index])
-            word = self.words[self.word_of[position]]
-            offset = position - int(self.word_start[self.word_of[position]])
+        """The token text of each key: a character, or a substring of a word where the key occurs."""
+        node, joined = np.divmod(keys, 2)
+        texts = [self.joiner * j + self.alphabet[n] if n < len(self.alphabet) else "" for n, j in zip(node.tolist(), joined.tolist())]
+        longer = np.flatnonzero(node >= len(self.alphabet))
+        where = self._key_first[np.searchsorted(self._key_order, keys[longer])]
+        for i, position, length in zip(longer.tolist(), self.candidate_position[where].tolist(), self.candidate_length[where].tolist()):
+            word = self.word_of[position]
+            offset = position - self.word_start[word]
+            # The occurrence's own position decides the prefix: an initial "##x" has its joiner in the text.
             prefix = self.joiner if self.joiner and not self.initial[position] else ""
-            out.append(prefix + word[offset : offset + length])
-        return out
+            texts[i] = prefix + self.words[word][offset : offset + length]
+        return texts
 
 
 def _run_starts(values: np.ndarray) -> np.ndarray:
