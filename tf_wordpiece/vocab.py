@@ -81,12 +81,14 @@ def _read_tokens(vocab: VocabLike, source: str) -> list[str]:
 
 
 def read_vocab_file(path: str | os.PathLike) -> list[str]:
-    """Reads vocab.txt (UTF-8, one token a line, line n is id n)."""
+    """Reads vocab.txt (UTF-8 without BOM, one token a line, line n is id n; `\\n` or `\\r\\n` ends a line)."""
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise ValueError(f"vocab: vocab file {path!r} does not exist (or is not a file); pass the path of a vocab.txt")
     with open(path, "rb") as f:
         data = f.read()
+    if data.startswith(b"\xef\xbb\xbf"):  # peers would keep it as part of the first token: a silently renamed token
+        raise ValueError(f"vocab: vocab file {path!r} starts with a UTF-8 byte order mark; re-save it as UTF-8 without BOM")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
