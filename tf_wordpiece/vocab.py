@@ -125,4 +125,7 @@ def write_vocab_file(path: str | os.PathLike, tokens: Sequence[str], *, overwrit
     unwritable = [t for t in tokens if "\n" in t or t.endswith("\r")]
     if unwritable:
         raise ValueError(f"tokens: {unwritable[:3]} cannot be written one per line (line break in the token)")
+    if tokens and tokens[0].startswith("\ufeff"):
+        raise ValueError(f"tokens: the first token {tokens[0]!r} starts with U+FEFF, which reads back as a byte order "
+                         "mark (an error); move it after the first token")
     write_text_atomically(path, "".join(f"{token}\n" for token in tokens), overwrite=overwrite)
