@@ -79,7 +79,8 @@ def learn_corpus(tmp_path_factory) -> pathlib.Path:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("how, existing", [(signal.SIGINT, True), (signal.SIGKILL, True), (signal.SIGKILL, False)])
+@pytest.mark.parametrize("how, existing", [(signal.SIGINT, True), (signal.SIGKILL, True), (signal.SIGKILL, False)],
+                         ids=["SIGINT-over-old", "SIGKILL-over-old", "SIGKILL-new"])
 def test_interrupted_learn_leaves_the_old_vocabulary_or_the_new_one(learn_corpus, tmp_path, how, existing):
     out = tmp_path / "vocab.txt"
     old = "[PAD]\n[UNK]\nold\n"
@@ -116,7 +117,7 @@ class Tiny(tf.Module):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("how, existing", [(signal.SIGINT, False), (signal.SIGKILL, True)])
+@pytest.mark.parametrize("how, existing", [(signal.SIGINT, False), (signal.SIGKILL, True)], ids=["SIGINT-new", "SIGKILL-over-old"])
 def test_interrupted_export_leaves_the_old_model_or_none(pairs_file, tmp_path, how, existing):
     out = tmp_path / "converter"
     if existing:
