@@ -18,7 +18,6 @@ import time
 
 import pytest
 import tensorflow as tf
-from conftest import hf_oracle
 
 import tf_wordpiece as twp
 from learner_cases import corpus
