@@ -1,9 +1,8 @@
 """Fuzzed vocabulary files and tokenizer.json files: a tokenizer whose vocabulary is exactly the file's, or a
 ValueError naming the file; never another exception, never a silently different vocabulary.
 
-atheris is not used: it has no wheel for this Python/platform and would need a clang toolchain; hypothesis
-drives the same byte-level mutations. Bounded by TF_WORDPIECE_MAX_EXAMPLES (default 25, times 4 here: each
-example is cheap).
+Bounded by TF_WORDPIECE_MAX_EXAMPLES (default 25, times 4 here: each example is cheap). For open-ended,
+coverage-guided fuzzing of the same checks: tools/fuzz_readers.py (atheris, not a dependency).
 """
 
 from __future__ import annotations
