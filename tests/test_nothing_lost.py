@@ -230,6 +230,23 @@ def test_tokenizer_json_round_trip_keeps_every_token(tmp_path):
     assert reloaded.tokenize(sample).to_list() == ours.tokenize(sample).to_list()
 
 
+def test_saved_tokenizer_json_is_a_normal_file_and_ctrl_c_keeps_the_old_one(tmp_path, monkeypatch):
+    path = tmp_path / "tokenizer.json"
+    twp.BertTokenizer(["[UNK]", "old"], compat="hf").save(path)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask  # not the private mode of a temporary file
+    before = path.read_bytes()
+
+    def interrupted(fd):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        twp.BertTokenizer(["[UNK]", "new"], compat="hf").save(path)
+    assert path.read_bytes() == before and hidden(tmp_path) == []
+
+
 def test_saved_model_keeps_every_token(tmp_path):
     vocab = tmp_path / "vocab.txt"
     write_vocab_file(vocab, ODD_TOKENS)

@@ -7,10 +7,10 @@ import functools
 import json
 import os
 import pathlib
-import tempfile
 
 from tf_wordpiece.added_tokens import AddedToken
 from tf_wordpiece.decoders import WordPieceDecoder
+from tf_wordpiece.files import write_text_atomically
 from tf_wordpiece.post_processors import SEQUENCES, TemplateProcessing
 
 _ADDED_TOKEN_FLAGS = ("special", "normalized", "lstrip", "rstrip", "single_word")
@@ -276,11 +276,4 @@ def write_tokenizer_json(tokenizer, path: str | os.PathLike) -> None:
         raise ValueError(f"path: {os.fspath(path)!r} is a folder; pass a file path such as .../tokenizer.json")
     spec = tokenizer_json(tokenizer)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, staging = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(spec, f, ensure_ascii=False, indent=2)
-        os.replace(staging, path)
-    except BaseException:
-        os.unlink(staging)
-        raise
+    write_text_atomically(path, json.dumps(spec, ensure_ascii=False, indent=2), what="path")
