@@ -20,6 +20,7 @@ from tqdm import tqdm
 from tf_wordpiece.files import interrupts_deferred
 from tf_wordpiece.learner import bert_vocab_from_dataset
 from tf_wordpiece.module import CustomTokenizer
+from tf_wordpiece.vocab import write_vocab_file
 
 RESERVED_TOKENS = ["[PAD]", "[UNK]", "[START]", "[END]"]
 EMBEDDED_CORPUS = "pt_en_sample.tsv"  # Debian 12 gettext catalogs, pt/en pairs; see README
@@ -153,7 +154,7 @@ def export_converter(out_dir: str, pairs: list[tuple[str, str]], *, vocab_size: 
         for index, language in enumerate(tqdm(["pt", "en"], desc="learning vocabularies")):
             vocab = learn_vocab([pair[index] for pair in pairs], vocab_size=vocab_size)
             path = os.path.join(work, f"{language}_vocab.txt")
-            pathlib.Path(path).write_text("\n".join(vocab) + "\n", encoding="utf-8")
+            write_vocab_file(path, vocab)
             vocab_paths[language] = path
             summary[f"{language}_vocab_size"] = len(vocab)
         summary["learn_seconds"] = time.perf_counter() - start
