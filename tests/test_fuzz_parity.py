@@ -1,6 +1,14 @@
-"""Fuzzed parity: random Unicode text (all planes, marks, controls, spaces) gives the peers' ids exactly.
+"""Fuzzed parity: random Unicode text and random bytes give the peers' ids exactly, in both compat modes.
 
-Bounded: TF_WORDPIECE_MAX_EXAMPLES examples of 16 strings each (default 25).
+What is drawn: code points from every plane (surrogates excluded; they cannot be
+UTF-8), combining marks, controls and the spaces and punctuation the tokenizers
+treat specially, mixed scripts, long runs without spaces around the 100-byte /
+100-character word limit, and arbitrary bytes (mostly invalid UTF-8) alone or
+spliced into text. Each example is a batch of up to 16 strings.
+
+Bounded: TF_WORDPIECE_MAX_EXAMPLES examples per test (default 25). Failures
+hypothesis finds go into tests/hard_strings.py (which every parity sweep runs)
+or an @example here.
 """
 
 from __future__ import annotations
@@ -10,7 +18,7 @@ import os
 
 import pytest
 from conftest import VOCAB, hf_oracle
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import tf_wordpiece as twp
@@ -18,13 +26,33 @@ import tf_wordpiece as twp
 text = pytest.importorskip("tensorflow_text")
 MAX_EXAMPLES = int(os.environ.get("TF_WORDPIECE_MAX_EXAMPLES", "25"))
 
-# Mostly letters and the characters tokenizers treat specially, some of everything else.
+# Uniform over all 17 planes: mostly unassigned and private-use code points, which must still match.
+any_code_point = st.integers(0, 0x10FFFF).filter(lambda c: not 0xD800 <= c <= 0xDFFF).map(chr)
+# Letters of many scripts (and emoji with modifiers and joiners) that the vocabulary partly knows.
+MIXED_SCRIPTS = list("aAzZéÉñßİıΣσςﬁ½™日本語中文한국어Приветмирمرحباשלוםनमस्तेไทยΕλληνικάქართულიአማርኛ𝔘𝔫𝔦𝒳😀👍🏽👩‍💻🇧🇷")
 characters = st.one_of(
     st.characters(exclude_categories=("Cs",)),
     st.characters(categories=("Mn", "Mc", "Me", "Cc", "Cf", "Zs", "Zl", "Zp", "Po", "Ps", "Pe", "Sm", "So", "Lo")),
-    st.sampled_from(list("aAßİıΣσςﬁ½™ 　\t\n\x00\x85\u200b\ufeff日本語한국어[MASK]##")),
+    any_code_point,
+    st.sampled_from(MIXED_SCRIPTS + list(" 　\t\n\r\x00\x85\u200b\u200d\ufeff\u00a0\u0301\ufffd[MASK]##")),
 )
-strings = st.lists(st.text(characters, max_size=40), min_size=1, max_size=16)
+# A piece repeated across the word limit: 100 UTF-8 bytes (tf_text) and 100 characters (hf) fall in range.
+long_runs = st.builds(
+    lambda piece, count, tail: piece * count + tail,
+    st.sampled_from(["a", "ab", "é", "日", "😀", "x\u0301", "##", "un", "ä\u0308"]),
+    st.integers(20, 110),
+    st.text(characters, max_size=3),
+)
+strings = st.lists(st.one_of(st.text(characters, max_size=40), long_runs), min_size=1, max_size=16)
+# Arbitrary bytes, alone or spliced between pieces of valid text.
+byte_strings = st.lists(
+    st.one_of(
+        st.binary(max_size=30),
+        st.lists(st.one_of(st.binary(max_size=4), st.text(characters, max_size=8).map(str.encode)), max_size=6).map(b"".join),
+    ),
+    min_size=1,
+    max_size=16,
+)
 fuzz = settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -35,26 +63,44 @@ def tokenizers(compat: str, lower_case: bool):
     return ours, peer
 
 
-@fuzz
-@given(batch=strings, lower_case=st.booleans())
-def test_fuzzed_tf_text_parity(batch, lower_case):
+def assert_tf_text_parity(batch, lower_case: bool) -> None:
     ours, peer = tokenizers("tf_text", lower_case)
     for got, want in zip(ours.tokenize_with_offsets(batch), peer.tokenize_with_offsets(batch)):
         assert got.to_list() == want.to_list()
 
 
-@fuzz
-@given(batch=strings, lower_case=st.booleans())
-def test_fuzzed_hf_parity(batch, lower_case):
+def assert_hf_parity(batch, lower_case: bool) -> None:
+    """Ids as tokenizers' encode_batch; bytes reach it decoded with U+FFFD, as compat="hf" reads them."""
     ours, peer = tokenizers("hf", lower_case)
     got = [sum(row, []) for row in ours.tokenize(batch).to_list()]
-    assert got == [e.ids for e in peer.encode_batch(batch, add_special_tokens=False)]
+    texts = [s.decode("utf-8", "replace") if isinstance(s, bytes) else s for s in batch]
+    assert got == [e.ids for e in peer.encode_batch(texts, add_special_tokens=False)]
 
 
 @fuzz
-@given(data=st.lists(st.binary(max_size=30), min_size=1, max_size=16))
-def test_fuzzed_bytes_tf_text_parity(data):
+@given(batch=strings, lower_case=st.booleans())
+@example(batch=["a" * 100, "a" * 101, "é" * 50, "é" * 51, "😀" * 25 + "a"], lower_case=True)
+def test_fuzzed_tf_text_parity(batch, lower_case):
+    assert_tf_text_parity(batch, lower_case)
+
+
+@fuzz
+@given(batch=strings, lower_case=st.booleans())
+@example(batch=["a" * 100, "a" * 101, "é" * 100, "é" * 101, "x\u0301" * 50 + "x"], lower_case=True)
+def test_fuzzed_hf_parity(batch, lower_case):
+    assert_hf_parity(batch, lower_case)
+
+
+@fuzz
+@given(data=byte_strings, lower_case=st.booleans())
+def test_fuzzed_bytes_tf_text_parity(data, lower_case):
     """Arbitrary bytes, mostly invalid UTF-8: ids and offsets as tensorflow_text's."""
-    ours, peer = tokenizers("tf_text", True)
-    for got, want in zip(ours.tokenize_with_offsets(data), peer.tokenize_with_offsets(data)):
-        assert got.to_list() == want.to_list()
+    assert_tf_text_parity(data, lower_case)
+
+
+@fuzz
+@given(data=byte_strings, lower_case=st.booleans())
+@example(data=[b"a\xffb", b"\xc3(", b"\xe6\x97\xa5\xe6\x9c", b"x \xed\xa0\x80 y"], lower_case=True)
+def test_fuzzed_bytes_hf_parity(data, lower_case):
+    """Arbitrary bytes: the ids tokenizers gives the same bytes decoded with U+FFFD replacements."""
+    assert_hf_parity(data, lower_case)

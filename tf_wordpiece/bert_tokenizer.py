@@ -213,7 +213,10 @@ class BertTokenizer(tf.Module):
 
         kwargs = bert_kwargs_from_tokenizer_json(path)
         kwargs.update(overrides)
-        return cls(kwargs.pop("vocab"), **kwargs)
+        try:
+            return cls(kwargs.pop("vocab"), **kwargs)
+        except ValueError as e:  # e.g. an unk_token not in the vocabulary: say which file
+            raise ValueError(f"{os.fspath(path)!r}: {e}") from None
 
     @classmethod
     def from_vocab(cls, path: str | os.PathLike, *, lower_case: bool = True, **options) -> "BertTokenizer":

@@ -17,8 +17,10 @@ from typing import Iterable, Sequence
 import tensorflow as tf
 from tqdm import tqdm
 
+from tf_wordpiece.files import interrupts_deferred
 from tf_wordpiece.learner import bert_vocab_from_dataset
 from tf_wordpiece.module import CustomTokenizer
+from tf_wordpiece.vocab import write_vocab_file
 
 RESERVED_TOKENS = ["[PAD]", "[UNK]", "[START]", "[END]"]
 EMBEDDED_CORPUS = "pt_en_sample.tsv"  # Debian 12 gettext catalogs, pt/en pairs; see README
@@ -84,27 +86,57 @@ class Converter(tf.Module):
 
 
 def save_atomically(module: tf.Module, out_dir: str, *, overwrite: bool = False, signatures=None) -> None:
-    """Saves into a sibling temporary folder, then renames it into place.
+    """Saves into a hidden sibling folder (`.NAME.*`), then renames it into place.
 
     An existing model is replaced only with `overwrite`, and only once the new
-    one is complete, so an interrupted export never leaves a partial model.
+    one is complete. Ctrl-C (SIGINT) at any point leaves the old model (or none)
+    and no temporary folder; it is held back while the two renames that swap the
+    models run. SIGKILL can leave a hidden `.NAME.*` sibling, and, if it lands
+    between those two renames, the old model in `.NAME.old.*/model` with nothing
+    at NAME; never a partial model at NAME.
     """
     out = pathlib.Path(out_dir).resolve()
     if out.exists() and not overwrite:
         raise FileExistsError(f"--out: {out} exists; pass --overwrite to replace it")
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = pathlib.Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    retired = None
     try:
         tf.saved_model.save(module, str(staging / "model"), signatures=signatures)
-        if out.exists():
-            retired = pathlib.Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
-            out.rename(retired / "model")
-            (staging / "model").rename(out)
-            shutil.rmtree(retired, ignore_errors=True)
-        else:
-            (staging / "model").rename(out)
+        with interrupts_deferred():
+            retired = _swap_in(staging / "model", out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        if retired is not None:
+            shutil.rmtree(retired, ignore_errors=True)
+
+
+def _swap_in(new: pathlib.Path, out: pathlib.Path) -> pathlib.Path | None:
+    """Renames `new` to `out`; an existing `out` moves to a hidden folder first, returned for deletion."""
+    if not out.exists():
+        new.rename(out)
+        return None
+    retired = pathlib.Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
+    out.rename(retired / "model")
+    try:
+        new.rename(out)
+    except BaseException:
+        (retired / "model").rename(out)  # put the old model back
+        raise
+    return retired
+
+
+def zip_atomically(folder: str | os.PathLike) -> str:
+    """Writes FOLDER.zip (the folder, under its own name) through a hidden temporary file. Returns its path."""
+    folder = pathlib.Path(folder).resolve()
+    staging = pathlib.Path(tempfile.mkdtemp(prefix=f".{folder.name}.zip.", dir=folder.parent))
+    try:
+        archive = shutil.make_archive(str(staging / folder.name), "zip", root_dir=folder.parent, base_dir=folder.name)
+        final = folder.with_name(folder.name + ".zip")
+        os.replace(archive, final)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return str(final)
 
 
 def export_converter(out_dir: str, pairs: list[tuple[str, str]], *, vocab_size: int = 8000,
@@ -122,7 +154,7 @@ def export_converter(out_dir: str, pairs: list[tuple[str, str]], *, vocab_size: 
         for index, language in enumerate(tqdm(["pt", "en"], desc="learning vocabularies")):
             vocab = learn_vocab([pair[index] for pair in pairs], vocab_size=vocab_size)
             path = os.path.join(work, f"{language}_vocab.txt")
-            pathlib.Path(path).write_text("\n".join(vocab) + "\n", encoding="utf-8")
+            write_vocab_file(path, vocab)
             vocab_paths[language] = path
             summary[f"{language}_vocab_size"] = len(vocab)
         summary["learn_seconds"] = time.perf_counter() - start
@@ -131,6 +163,6 @@ def export_converter(out_dir: str, pairs: list[tuple[str, str]], *, vocab_size: 
         save_atomically(converter, str(out), overwrite=overwrite)
     summary["export_seconds"] = time.perf_counter() - start
     if make_zip:
-        summary["zip"] = shutil.make_archive(str(out), "zip", root_dir=out.parent, base_dir=out.name)
+        summary["zip"] = zip_atomically(out)
     summary["size_bytes"] = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     return summary

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
+import signal
 import tempfile
+import threading
 
 
 def write_text_atomically(path: str | os.PathLike, text: str, *, overwrite: bool = True, what: str = "out") -> None:
@@ -29,6 +32,28 @@ def write_text_atomically(path: str | os.PathLike, text: str, *, overwrite: bool
     except BaseException:
         pathlib.Path(temporary).unlink(missing_ok=True)
         raise
+
+
+@contextlib.contextmanager
+def interrupts_deferred():
+    """Holds Ctrl-C (SIGINT) back until the block ends, so that a few renames happen all or none.
+
+    Only the main thread receives signals in Python, so elsewhere this does nothing.
+    Nothing can hold SIGKILL back; callers document what it can leave.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(frame))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if held and callable(previous):
+            previous(signal.SIGINT, held[0])  # the default handler raises KeyboardInterrupt here
+        elif held and previous == signal.SIG_DFL:
+            signal.raise_signal(signal.SIGINT)
 
 
 def _umask() -> int:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import pathlib
-import tempfile
 
 from tf_wordpiece.added_tokens import AddedToken
 from tf_wordpiece.decoders import WordPieceDecoder
+from tf_wordpiece.files import write_text_atomically
 from tf_wordpiece.post_processors import SEQUENCES, TemplateProcessing
 
 _ADDED_TOKEN_FLAGS = ("special", "normalized", "lstrip", "rstrip", "single_word")
@@ -20,8 +21,9 @@ def bert_kwargs_from_tokenizer_json(path: str | os.PathLike) -> dict:
 
     Supported: a BertNormalizer (or none), a BertPreTokenizer, a WordPiece
     model, added tokens, a TemplateProcessing (or BertProcessing, or no)
-    post-processor, a WordPiece (or no) decoder. Anything else is a ValueError
-    naming the component, never a silently different tokenizer.
+    post-processor, a WordPiece (or no) decoder. Anything else, and any field
+    of the wrong JSON type, is a ValueError naming the file and the field,
+    never a silently different tokenizer.
     """
     path = os.fspath(path)
     try:
@@ -29,17 +31,20 @@ def bert_kwargs_from_tokenizer_json(path: str | os.PathLike) -> dict:
             spec = json.load(f)
     except FileNotFoundError:
         raise ValueError(f"path: tokenizer.json {path!r} does not exist") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
         raise ValueError(f"path: {path!r} is not a valid JSON tokenizer file: {e}") from None
     if not isinstance(spec, dict) or not isinstance(spec.get("model"), dict):
         raise ValueError(f"path: {path!r} has no 'model' object; is it a tokenizers tokenizer.json?")
+    fields = _Fields(path)
 
     model = spec["model"]
     if model.get("type") != "WordPiece":
         raise ValueError(f"{path!r}: model type {model.get('type')!r} is not supported; only WordPiece")
-    vocab = model.get("vocab")
-    if not isinstance(vocab, dict) or not vocab:
+    vocab = fields.get(model, "vocab", dict, "model")
+    if not vocab:
         raise ValueError(f"{path!r}: model.vocab must be a non-empty token -> id object")
+    for token, token_id in vocab.items():
+        fields.check(token_id, int, f"model.vocab[{token!r}]")
     ids = sorted(vocab.values())
     if ids != list(range(len(ids))):
         raise ValueError(f"{path!r}: model.vocab ids must be dense on [0, {len(ids)}), and each id used once")
@@ -48,29 +53,58 @@ def bert_kwargs_from_tokenizer_json(path: str | os.PathLike) -> dict:
     kwargs: dict = dict(
         vocab=tokens,
         compat="hf",
-        unknown_token=model.get("unk_token", "[UNK]"),
-        suffix_indicator=model.get("continuing_subword_prefix", "##"),
-        max_input_chars_per_word=model.get("max_input_chars_per_word", 100),
+        unknown_token=fields.get(model, "unk_token", str, "model", "[UNK]"),
+        suffix_indicator=fields.get(model, "continuing_subword_prefix", str, "model", "##"),
+        max_input_chars_per_word=fields.get(model, "max_input_chars_per_word", int, "model", 100),
     )
-    kwargs.update(_normalizer_kwargs(spec.get("normalizer"), path))
-    pre = spec.get("pre_tokenizer")
-    if not isinstance(pre, dict) or pre.get("type") != "BertPreTokenizer":
+    kwargs.update(_normalizer_kwargs(fields.get(spec, "normalizer", dict, "", None), fields))
+    pre = fields.get(spec, "pre_tokenizer", dict, "", None)
+    if pre is None or pre.get("type") != "BertPreTokenizer":
         raise ValueError(f"{path!r}: pre_tokenizer {pre and pre.get('type')!r} is not supported; only BertPreTokenizer")
-    added = _assign_ids([_added_token(token, path) for token in spec.get("added_tokens") or []], tokens)
+    added = [_added_token(token, fields) for token in fields.get(spec, "added_tokens", list, "", None) or []]
+    added = _assign_ids(added, tokens)
     kwargs["special_tokens"] = added
     ids_of = {**{t: i for i, t in enumerate(tokens)}, **{t.content: t.id for t in added}}
-    kwargs["post_processor"] = _post_processor(spec.get("post_processor"), spec.get("padding"), ids_of, path)
-    kwargs["decoder"] = _decoder(spec.get("decoder"), path)
+    padding = _padding_kwargs(fields.get(spec, "padding", dict, "", None), ids_of, fields)
+    kwargs["post_processor"] = _post_processor(fields.get(spec, "post_processor", dict, "", None), padding, fields)
+    kwargs["decoder"] = _decoder(fields.get(spec, "decoder", dict, "", None), fields)
     return kwargs
 
 
-def _added_token(token: dict, path: str) -> AddedToken:
-    if not isinstance(token, dict) or not isinstance(token.get("content"), str) or not isinstance(token.get("id"), int):
-        raise ValueError(f"{path!r}: added_tokens entry {token!r} needs a string 'content' and an int 'id'")
-    flags = {k: bool(token.get(k, False)) for k in _ADDED_TOKEN_FLAGS}
+_REQUIRED = object()
+
+
+class _Fields:
+    """Typed access to a tokenizer.json's fields: a wrong type or a missing field is a ValueError naming both."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def check(self, value, kind: type, where: str):
+        # JSON true/false are not numbers here, and a number with a fraction is not an id.
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ValueError(f"{self.path!r}: {where} must be a JSON {_JSON_NAMES[kind]}, got {value!r}")
+        return value
+
+    def get(self, obj: dict, key: str, kind: type, where: str, default=_REQUIRED):
+        where = f"{where}.{key}" if where else key
+        if obj.get(key) is None:
+            if default is _REQUIRED:
+                raise ValueError(f"{self.path!r}: {where} is missing")
+            return default
+        return self.check(obj[key], kind, where)
+
+
+_JSON_NAMES = {dict: "object", list: "array", str: "string", int: "integer", bool: "boolean"}
+
+
+def _added_token(token, fields: _Fields) -> AddedToken:
+    if not isinstance(token, dict) or not isinstance(token.get("content"), str) or type(token.get("id")) is not int:
+        raise ValueError(f"{fields.path!r}: added_tokens entry {token!r} needs a string 'content' and an int 'id'")
+    flags = {k: fields.get(token, k, bool, f"added token {token['content']!r}", False) for k in _ADDED_TOKEN_FLAGS}
     if flags["normalized"]:
         raise ValueError(
-            f"{path!r}: added token {token['content']!r} has normalized=true (matched in the normalized text), "
+            f"{fields.path!r}: added token {token['content']!r} has normalized=true (matched in the normalized text), "
             "which tf_wordpiece does not support; set it to false in the file if the token is written as is"
         )
     return AddedToken(token["content"], id=token["id"], **flags)
@@ -96,27 +130,28 @@ def _assign_ids(added: list[AddedToken], tokens: list[str]) -> list[AddedToken]:
     return out
 
 
-def _normalizer_kwargs(normalizer, path: str) -> dict:
+def _normalizer_kwargs(normalizer, fields: _Fields) -> dict:
     if normalizer is None:
         return dict(lower_case=False, clean_text=False, handle_chinese_chars=False, strip_accents=False)
     if normalizer.get("type") != "BertNormalizer":
-        raise ValueError(f"{path!r}: normalizer {normalizer.get('type')!r} is not supported; only BertNormalizer")
+        raise ValueError(f"{fields.path!r}: normalizer {normalizer.get('type')!r} is not supported; only BertNormalizer")
+    flag = functools.partial(fields.get, normalizer, kind=bool, where="normalizer")
     return dict(
-        lower_case=bool(normalizer.get("lowercase", True)),
-        clean_text=bool(normalizer.get("clean_text", True)),
-        handle_chinese_chars=bool(normalizer.get("handle_chinese_chars", True)),
-        strip_accents=normalizer.get("strip_accents"),
+        lower_case=flag("lowercase", default=True),
+        clean_text=flag("clean_text", default=True),
+        handle_chinese_chars=flag("handle_chinese_chars", default=True),
+        strip_accents=flag("strip_accents", default=None),
     )
 
 
-def _post_processor(spec, padding, ids_of: dict, path: str) -> TemplateProcessing | None:
-    pad = _padding_kwargs(padding, ids_of, path)
+def _post_processor(spec, pad: dict, fields: _Fields) -> TemplateProcessing | None:
+    path = fields.path
     if spec is None:
         # No post-processor: HF adds nothing; a template with no special tokens does the same.
         return TemplateProcessing([("A", 0)], [("A", 0), ("B", 0)], {}, **pad)
     kind = spec.get("type")
     if kind == "BertProcessing":
-        (sep, sep_id), (cls, cls_id) = spec["sep"], spec["cls"]
+        (sep, sep_id), (cls, cls_id) = (_token_and_id(spec, name, fields) for name in ("sep", "cls"))
         return TemplateProcessing.bert(cls_id=cls_id, sep_id=sep_id, cls_token=cls, sep_token=sep,
                                        pad_id=pad["pad_id"], pad_token=pad["pad_token"])
     if kind != "TemplateProcessing":
@@ -124,33 +159,49 @@ def _post_processor(spec, padding, ids_of: dict, path: str) -> TemplateProcessin
 
     def pieces(name):
         out = []
-        for piece in spec.get(name) or []:
-            (kind, body), = piece.items()
-            out.append((body["id"], int(body.get("type_id", 0))))
+        for i, piece in enumerate(fields.get(spec, name, list, "post_processor", [])):
+            where = f"post_processor.{name}[{i}]"
+            if not isinstance(piece, dict) or len(piece) != 1 or not {"Sequence", "SpecialToken"} >= piece.keys():
+                raise ValueError(f"{path!r}: {where} must be {{\"Sequence\": ...}} or {{\"SpecialToken\": ...}}, got {piece!r}")
+            (body,) = piece.values()
+            body = fields.check(body, dict, where)
+            out.append((fields.get(body, "id", str, where), fields.get(body, "type_id", int, where, 0)))
         return out
 
-    special = {name: list(entry["ids"]) for name, entry in (spec.get("special_tokens") or {}).items()}
+    special = {}
+    for name, entry in fields.get(spec, "special_tokens", dict, "post_processor", {}).items():
+        where = f"post_processor.special_tokens[{name!r}]"
+        ids = fields.get(fields.check(entry, dict, where), "ids", list, where)
+        special[name] = [fields.check(i, int, f"{where}.ids[]") for i in ids]
     try:
         return TemplateProcessing(pieces("single"), pieces("pair"), special, **pad)
     except ValueError as e:
         raise ValueError(f"{path!r}: post_processor: {e}") from None
 
 
-def _padding_kwargs(padding, ids_of: dict, path: str) -> dict:
+def _token_and_id(spec: dict, name: str, fields: _Fields) -> tuple[str, int]:
+    value = spec.get(name)
+    if not isinstance(value, list) or len(value) != 2:
+        raise ValueError(f"{fields.path!r}: post_processor.{name} must be a [token, id] pair, got {value!r}")
+    return fields.check(value[0], str, f"post_processor.{name}[0]"), fields.check(value[1], int, f"post_processor.{name}[1]")
+
+
+def _padding_kwargs(padding, ids_of: dict, fields: _Fields) -> dict:
     if padding is None:
         return dict(pad_id=max(ids_of.get("[PAD]", 0), 0), pad_type_id=0, pad_token="[PAD]")
     if padding.get("direction", "Right") != "Right":
-        raise ValueError(f"{path!r}: padding direction {padding.get('direction')!r} is not supported; only Right")
-    return dict(pad_id=int(padding.get("pad_id", 0)), pad_type_id=int(padding.get("pad_type_id", 0)),
-                pad_token=padding.get("pad_token", "[PAD]"))
+        raise ValueError(f"{fields.path!r}: padding direction {padding.get('direction')!r} is not supported; only Right")
+    return dict(pad_id=fields.get(padding, "pad_id", int, "padding", 0),
+                pad_type_id=fields.get(padding, "pad_type_id", int, "padding", 0),
+                pad_token=fields.get(padding, "pad_token", str, "padding", "[PAD]"))
 
 
-def _decoder(spec, path: str) -> WordPieceDecoder | None:
+def _decoder(spec, fields: _Fields) -> WordPieceDecoder | None:
     if spec is None:
         return None
     if spec.get("type") != "WordPiece":
-        raise ValueError(f"{path!r}: decoder {spec.get('type')!r} is not supported; only WordPiece")
-    return WordPieceDecoder(spec.get("prefix", "##"), bool(spec.get("cleanup", True)))
+        raise ValueError(f"{fields.path!r}: decoder {spec.get('type')!r} is not supported; only WordPiece")
+    return WordPieceDecoder(fields.get(spec, "prefix", str, "decoder", "##"), fields.get(spec, "cleanup", bool, "decoder", True))
 
 
 def tokenizer_json(tokenizer) -> dict:
@@ -225,11 +276,4 @@ def write_tokenizer_json(tokenizer, path: str | os.PathLike) -> None:
         raise ValueError(f"path: {os.fspath(path)!r} is a folder; pass a file path such as .../tokenizer.json")
     spec = tokenizer_json(tokenizer)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, staging = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(spec, f, ensure_ascii=False, indent=2)
-        os.replace(staging, path)
-    except BaseException:
-        os.unlink(staging)
-        raise
+    write_text_atomically(path, json.dumps(spec, ensure_ascii=False, indent=2), what="path")

@@ -81,12 +81,14 @@ def _read_tokens(vocab: VocabLike, source: str) -> list[str]:
 
 
 def read_vocab_file(path: str | os.PathLike) -> list[str]:
-    """Reads vocab.txt (UTF-8, one token a line, line n is id n)."""
+    """Reads vocab.txt (UTF-8 without BOM, one token a line, line n is id n; `\\n` or `\\r\\n` ends a line)."""
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise ValueError(f"vocab: vocab file {path!r} does not exist (or is not a file); pass the path of a vocab.txt")
     with open(path, "rb") as f:
         data = f.read()
+    if data.startswith(b"\xef\xbb\xbf"):  # peers would keep it as part of the first token: a silently renamed token
+        raise ValueError(f"vocab: vocab file {path!r} starts with a UTF-8 byte order mark; re-save it as UTF-8 without BOM")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -123,4 +125,7 @@ def write_vocab_file(path: str | os.PathLike, tokens: Sequence[str], *, overwrit
     unwritable = [t for t in tokens if "\n" in t or t.endswith("\r")]
     if unwritable:
         raise ValueError(f"tokens: {unwritable[:3]} cannot be written one per line (line break in the token)")
+    if tokens and tokens[0].startswith("\ufeff"):
+        raise ValueError(f"tokens: the first token {tokens[0]!r} starts with U+FEFF, which reads back as a byte order "
+                         "mark (an error); move it after the first token")
     write_text_atomically(path, "".join(f"{token}\n" for token in tokens), overwrite=overwrite)

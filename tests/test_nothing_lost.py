@@ -1,0 +1,261 @@
+"""Nothing lost: interrupted exports and vocabulary learning never leave a partial file or model at the
+destination and never damage an existing one; saving and reloading keeps every token.
+
+The kill tests start `tf-wordpiece learn` / `tf-wordpiece export` in a subprocess and send SIGINT or SIGKILL at
+random (seeded) times. After SIGINT nothing else is left; after SIGKILL a hidden `.NAME.*` temporary sibling may be.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pathlib
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import tensorflow as tf
+
+import tf_wordpiece as twp
+from learner_cases import corpus
+from tf_wordpiece import converter, files
+from tf_wordpiece.module import CustomTokenizer
+from tf_wordpiece.vocab import read_vocab_file, write_vocab_file
+
+REPO = pathlib.Path(__file__).parent.parent
+# Tokens that line-based and JSON formats could lose: spaces, tabs, a leading ##, non-BMP characters,
+# empty-looking Unicode (zero-width space, BOM, no-break space, a combining mark alone, the empty string).
+ODD_TOKENS = ["[PAD]", "[UNK]", "[START]", "[END]", "[CLS]", "[SEP]", "hello", "##lo", "##", "####", "x y", " ",
+              "  lead", "trail ", "\t", "a\tb", "a\rb", "😀", "##😀", "𝔘𝔫𝔦", "\U0010fffd", "\u200b", "##\u200b", "\ufeff",
+              "\u00a0", "\u0301", "\u3000", "\x00", ""]
+
+
+def seeded(*case) -> random.Random:
+    """The kill time's random source: fixed per test case, so a failure reproduces."""
+    return random.Random(repr(case))
+
+
+def tree(path: pathlib.Path) -> dict[str, str]:
+    """Every file under `path` (or the file itself) -> its SHA-256."""
+    found = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    return {str(p.relative_to(path.parent)): hashlib.sha256(p.read_bytes()).hexdigest() for p in found}
+
+
+def run_and_interrupt(args: list[str], cwd: pathlib.Path, how: signal.Signals, *, after: float, ready: str = "") -> int:
+    """Runs `python -m tf_wordpiece.cli ARGS`; `after` seconds past the first `ready` line on stderr, sends `how`."""
+    log = cwd / f"stderr-{how.name}.log"
+    env = dict(os.environ, PYTHONPATH=str(REPO), TF_CPP_MIN_LOG_LEVEL="2")
+    with open(log, "wb") as stderr:
+        child = subprocess.Popen([sys.executable, "-m", "tf_wordpiece.cli", *args], cwd=cwd, env=env,
+                                 stdout=subprocess.DEVNULL, stderr=stderr)
+    try:
+        deadline = time.monotonic() + 300
+        while ready and ready.encode() not in log.read_bytes() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        try:
+            child.wait(timeout=after)
+        except subprocess.TimeoutExpired:
+            child.send_signal(how)
+        return child.wait(timeout=300)
+    finally:
+        if child.poll() is None:
+            child.kill()
+        log.unlink()
+
+
+def hidden(folder: pathlib.Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+@pytest.fixture(scope="module")
+def learn_corpus(tmp_path_factory) -> pathlib.Path:
+    path = tmp_path_factory.mktemp("corpus") / "en.txt"
+    path.write_text("\n".join(corpus("en")[:3000]) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how, existing", [(signal.SIGINT, True), (signal.SIGKILL, True), (signal.SIGKILL, False)],
+                         ids=["SIGINT-over-old", "SIGKILL-over-old", "SIGKILL-new"])
+def test_interrupted_learn_leaves_the_old_vocabulary_or_the_new_one(learn_corpus, tmp_path, how, existing):
+    out = tmp_path / "vocab.txt"
+    old = "[PAD]\n[UNK]\nold\n"
+    if existing:
+        out.write_text(old, encoding="utf-8")
+    args = ["learn", "--input", str(learn_corpus), "--out", out.name, "--vocab-size", "900", "--lower-case", "--overwrite"]
+    # Counting and learning take a few seconds after the "counting words" bar appears.
+    code = run_and_interrupt(args, tmp_path, how, after=seeded(how, existing).uniform(0.0, 2.5), ready="counting")
+    if out.exists() and out.read_text(encoding="utf-8") != old:  # the run finished first: the whole new vocabulary
+        assert code == 0 or code == -how
+        vocab = read_vocab_file(out)
+        assert vocab[:4] == ["[PAD]", "[UNK]", "[START]", "[END]"] and len(vocab) > 500
+    else:
+        assert code != 0
+        assert out.exists() == existing
+    leftovers = hidden(tmp_path)
+    if how == signal.SIGINT:
+        assert leftovers == []
+    else:
+        assert all(name.startswith(".vocab.txt.") and name.endswith(".tmp") for name in leftovers), leftovers
+
+
+@pytest.fixture(scope="module")
+def pairs_file(tmp_path_factory) -> pathlib.Path:
+    path = tmp_path_factory.mktemp("pairs") / "pairs.tsv"
+    path.write_text("".join(f"{pt}\t{en}\n" for pt, en in converter.embedded_pairs()[:400]), encoding="utf-8")
+    return path
+
+
+class Tiny(tf.Module):
+    @tf.function(input_signature=[])
+    def answer(self):
+        return tf.constant(42)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how, existing", [(signal.SIGINT, False), (signal.SIGKILL, True)], ids=["SIGINT-new", "SIGKILL-over-old"])
+def test_interrupted_export_leaves_the_old_model_or_none(pairs_file, tmp_path, how, existing):
+    out = tmp_path / "converter"
+    if existing:
+        converter.save_atomically(Tiny(), str(out))
+    before = tree(out) if existing else None
+    args = ["export", "--input", str(pairs_file), "--out", out.name, "--vocab-size", "400", "--overwrite"]
+    # Saving takes most of the run: interrupt it at a random point after the vocabularies are learned.
+    code = run_and_interrupt(args, tmp_path, how, after=seeded(how, existing).uniform(0.0, 20.0), ready="learning vocabularies: 100%")
+    assert not (tmp_path / "converter.zip").exists() or code == 0
+    if code == 0:  # finished before the signal: the complete new model
+        assert tf.saved_model.load(str(out)).en.tokenize(tf.constant(["Hello"])).shape[0] == 1
+        return
+    if existing:
+        assert tree(out) == before
+        assert int(tf.saved_model.load(str(out)).answer()) == 42
+    else:
+        assert not out.exists()
+    if how == signal.SIGINT:
+        assert hidden(tmp_path) == []
+    else:
+        assert all(name.startswith(".converter.") for name in hidden(tmp_path))
+
+
+def test_ctrl_c_while_writing_a_vocabulary_keeps_the_old_one(tmp_path, monkeypatch):
+    out = tmp_path / "vocab.txt"
+    write_vocab_file(out, ["[UNK]", "old"])
+
+    def interrupted(fd):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", interrupted)  # Ctrl-C with the new file written but not yet renamed
+    with pytest.raises(KeyboardInterrupt):
+        write_vocab_file(out, ["[UNK]", "new"])
+    assert read_vocab_file(out) == ["[UNK]", "old"] and hidden(tmp_path) == []
+
+
+def test_ctrl_c_during_the_swap_is_held_until_the_new_model_is_in_place(tmp_path, monkeypatch):
+    out = tmp_path / "model"
+    converter.save_atomically(Tiny(), str(out))
+    rename = pathlib.Path.rename
+
+    def rename_after_ctrl_c(self, target):
+        os.kill(os.getpid(), signal.SIGINT)  # arrives between the two renames of the swap
+        return rename(self, target)
+
+    monkeypatch.setattr(pathlib.Path, "rename", rename_after_ctrl_c)
+    replacement = Tiny()
+    replacement.marker = tf.Variable(7)
+    with pytest.raises(KeyboardInterrupt):
+        converter.save_atomically(replacement, str(out), overwrite=True)
+    monkeypatch.undo()
+    assert int(tf.saved_model.load(str(out)).marker.numpy()) == 7 and hidden(tmp_path) == []
+
+
+def test_ctrl_c_while_saving_a_model_keeps_the_old_one(tmp_path, monkeypatch):
+    out = tmp_path / "model"
+    converter.save_atomically(Tiny(), str(out))
+    before = tree(out)
+    save = tf.saved_model.save
+
+    def save_then_ctrl_c(*args, **kwargs):
+        save(*args, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tf.saved_model, "save", save_then_ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        converter.save_atomically(Tiny(), str(out), overwrite=True)
+    assert tree(out) == before and hidden(tmp_path) == []
+
+
+def test_interrupts_deferred_outside_the_main_thread_does_nothing():
+    import threading
+
+    ran = []
+    thread = threading.Thread(target=lambda: ran.append(files.interrupts_deferred().__enter__() is None))
+    thread.start()
+    thread.join()
+    assert ran == [True]
+
+
+def test_vocab_txt_round_trip_keeps_every_token(tmp_path):
+    path = tmp_path / "vocab.txt"
+    write_vocab_file(path, ODD_TOKENS)
+    assert read_vocab_file(path) == ODD_TOKENS
+    assert twp.BertTokenizer(str(path)).vocab.tokens == ODD_TOKENS
+
+
+@pytest.mark.parametrize("tokens, message", [
+    (["[UNK]", "a\nb"], "line break"),
+    (["[UNK]", "ends\r"], "line break"),
+    (["\ufeff", "[UNK]"], "byte order"),
+])
+def test_tokens_a_vocab_txt_cannot_hold_are_a_clear_error(tmp_path, tokens, message):
+    path = tmp_path / "vocab.txt"
+    with pytest.raises(ValueError, match=message):
+        write_vocab_file(path, tokens)
+    assert not path.exists() and hidden(tmp_path) == []
+
+
+def test_tokenizer_json_round_trip_keeps_every_token(tmp_path):
+    tokens = ODD_TOKENS + ["a\nb", "ends\r"]  # JSON holds line breaks too
+    ours = twp.BertTokenizer(tokens, compat="hf", lower_case=True)
+    path = tmp_path / "tokenizer.json"
+    ours.save(path)
+    reloaded = twp.BertTokenizer.from_tokenizer_json(path)
+    assert reloaded.vocab.tokens == tokens
+    from tokenizers import Tokenizer
+
+    assert Tokenizer.from_file(str(path)).get_vocab() == {t: i for i, t in enumerate(tokens)}
+    sample = ["hello ##lo 😀 𝔘𝔫𝔦 \u0301 x y", "hellolo\u200b"]
+    assert reloaded.tokenize(sample).to_list() == ours.tokenize(sample).to_list()
+
+
+def test_saved_tokenizer_json_is_a_normal_file_and_ctrl_c_keeps_the_old_one(tmp_path, monkeypatch):
+    path = tmp_path / "tokenizer.json"
+    twp.BertTokenizer(["[UNK]", "old"], compat="hf").save(path)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask  # not the private mode of a temporary file
+    before = path.read_bytes()
+
+    def interrupted(fd):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        twp.BertTokenizer(["[UNK]", "new"], compat="hf").save(path)
+    assert path.read_bytes() == before and hidden(tmp_path) == []
+
+
+def test_saved_model_keeps_every_token(tmp_path):
+    vocab = tmp_path / "vocab.txt"
+    write_vocab_file(vocab, ODD_TOKENS)
+    module = CustomTokenizer(["[PAD]", "[UNK]", "[START]", "[END]"], str(vocab), parallel_shards=1)
+    out = tmp_path / "model"
+    converter.save_atomically(module, str(out))
+    loaded = tf.saved_model.load(str(out))
+    every_id = tf.range(len(ODD_TOKENS), dtype=tf.int64)[None]
+    assert [t.decode("utf-8") for t in loaded.lookup(every_id).numpy()[0]] == ODD_TOKENS
+    assert read_vocab_file(loaded.get_vocab_path().numpy().decode()) == ODD_TOKENS  # the asset file
+    sample = tf.constant(["hello hellolo 😀 𝔘𝔫𝔦 \u0301 x y", "\u200b"])
+    assert loaded.tokenize(sample).to_list() == module.tokenize(sample).to_list()
