@@ -87,10 +87,11 @@ class BasicTokenizer(tf.Module):
         self.preserve_unused_token = preserve_unused_token
         self._fused = _fused_lookup(normalizer, pre_tokenizer)
         self._normalized_patterns = self.added_tokens.normalized_patterns(normalizer.apply)
-        self._non_word = None  # code points single_word treats as non-word in the normalized pass
-        if pre_tokenizer.spaced is not None and any(self.added_tokens.flags[i].single_word
-                                                    for i, _ in self._normalized_patterns):
-            self._non_word = ut.CodePointLookup(pre_tokenizer.spaced)
+        # HF's normalizer puts spaces around CJK ideographs ("spaced"): its normalized-pass flags see them.
+        flags = [self.added_tokens.flags[i] for i, _ in self._normalized_patterns]
+        self._spaced = None
+        if pre_tokenizer.spaced is not None and any(t.single_word or t.lstrip or t.rstrip for t in flags):
+            self._spaced = ut.CodePointLookup(pre_tokenizer.spaced)
 
     def hf_normalized(self, text: str) -> str:
         """`text` as Hugging Face's normalizer writes it (in Python): normalized, CJK ideographs between spaces.
@@ -184,16 +185,47 @@ class BasicTokenizer(tf.Module):
 
     def _match_normalized(self, normalized, classes, rows, begin, end, normalized_begin, normalized_end):
         """Hugging Face's second added-token pass: each match becomes one marker code point (a word)."""
-        non_word = None
-        if self._non_word is not None:
-            non_word = self._non_word(tf.maximum(normalized, 0)) > 0
-        matches = self.added_tokens.match(normalized, rows, self._normalized_patterns, non_word=non_word)
+        spaced = None if self._spaced is None else self._spaced(tf.maximum(normalized, 0)) > 0
+        matches = self.added_tokens.match(normalized, rows, self._normalized_patterns, non_word=spaced)
         matched = matches.token >= 0
+        if spaced is not None:
+            begin, end = self._take_cjk_spaces(matches, spaced, rows, begin, end)
         normalized = tf.where(matched, -1 - matches.token, normalized)
         classes = tf.where(matched, pre_tokenizers.ISOLATED, classes)
-        end, normalized_end = tf.gather(end, matches.last), tf.gather(normalized_end, matches.last)
+        if spaced is None:
+            end = tf.gather(end, matches.last)
+        normalized_end = tf.gather(normalized_end, matches.last)
         keep = tf.reshape(tf.where(~matches.covered), [-1])
         return tuple(tf.gather(t, keep) for t in (normalized, classes, rows, begin, end, normalized_begin, normalized_end))
+
+    def _take_cjk_spaces(self, matches, spaced, rows, begin, end):
+        """Offsets of HF's lstrip / rstrip matches that take the space its normalizer put beside a CJK ideograph.
+
+        That space maps to the ideograph, so the match's offsets reach over it
+        (the ideograph stays a word of its own). A previous match keeps the
+        spaces it took, as in HF.
+        """
+        n = tf.size(rows)
+        position = tf.range(n)
+        token = tf.maximum(matches.token, 0)
+        matched = matches.token >= 0
+
+        def flag(name):
+            return matched & tf.gather(tf.constant([getattr(t, name) for t in self.added_tokens.flags]), token)
+
+        def free_spaced(at):  # `at` is in the string, a CJK ideograph outside the matches before it
+            inside = (at >= 0) & (at < n)
+            at = tf.clip_by_value(at, 0, tf.maximum(n - 1, 0))
+            same_row = tf.gather(rows, at) == rows
+            return inside & same_row & tf.gather(spaced, at), at
+
+        before, previous = free_spaced(position - 1)
+        before &= (tf.gather(matches.token, previous) < 0) & ~tf.gather(matches.covered, previous)
+        after, following = free_spaced(matches.last + 1)
+        begin = tf.where(flag("lstrip") & before, tf.gather(begin, previous), begin)
+        last_end = tf.gather(end, matches.last)
+        end = tf.where(flag("rstrip") & after, tf.gather(end, following), last_end)
+        return begin, end
 
     def _merge_unused_tokens(self, normalized, spans, normalized_begin, normalized_end, rows):
         """Joins the words `[`, `unused<digits>`, `]` when they touch (tensorflow_text's rule).
