@@ -1,7 +1,10 @@
-"""Added (special) tokens matched as written in the raw text, before normalization.
+"""Added (special) tokens: one id each, found before pre-tokenization.
 
-Hugging Face splits the input on its added tokens first (leftmost-longest), so
-`[MASK]` in text is one id and is never lowercased or split on punctuation.
+Hugging Face splits the input on its added tokens in two passes, each
+leftmost-longest: tokens with `normalized=False` are matched as written in the
+raw text (so `[MASK]` is one id, never lowercased or split on punctuation);
+then tokens with `normalized=True` are matched, in their normalized form, in
+the normalized text of what the first pass left.
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import unicodedata
-from typing import NamedTuple, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 import tensorflow as tf
@@ -27,7 +30,8 @@ class AddedToken:
 
     content: the text matched. id: its id (None: its id in the vocabulary).
     special: skipped by `decode(skip_special_tokens=True)`.
-    normalized: matched in the normalized text instead of the raw text (not supported: ValueError).
+    normalized: its normalized form is matched in the normalized text (after the raw-text pass),
+      instead of the content in the raw text.
     lstrip, rstrip: the match takes the white space on its left / right.
     single_word: only matches with no word character (`\\w`) right before or after it.
 
@@ -67,30 +71,49 @@ class AddedTokens:
         for token in tokens:
             if not token.content:
                 raise ValueError("special_tokens: an added token must not be empty")
-            if token.normalized:
-                raise ValueError(
-                    f"special_tokens: added token {token.content!r} has normalized=True (matched after "
-                    "normalization), which tf_wordpiece does not support; use normalized=False"
-                )
         self.flags = tokens
-        self.tokens = [t.content for t in tokens]
+        # (index in `flags`, text to find) of the tokens matched in the raw text.
+        self.raw = [(i, t.content) for i, t in enumerate(tokens) if not t.normalized]
 
     def __bool__(self) -> bool:
-        return bool(self.tokens)
+        return bool(self.flags)
 
-    def match(self, code_points: tf.Tensor, rows: tf.Tensor) -> Matches:
-        """code_points: int32 [n]; rows: int32 [n] string index of each (non-decreasing)."""
+    def normalized_patterns(self, normalize: Callable[[str], str]) -> list[tuple[int, str]]:
+        """(index in `flags`, normalized content) of the `normalized=True` tokens, as `match` takes them.
+
+        Hugging Face normalizes such a token's content once and looks for the
+        result; a token that normalizes to nothing never matches.
+        """
+        patterns = [(i, normalize(t.content)) for i, t in enumerate(self.flags) if t.normalized]
+        return [(i, text) for i, text in patterns if text]
+
+    def match(
+        self,
+        code_points: tf.Tensor,
+        rows: tf.Tensor,
+        patterns: Sequence[tuple[int, str]] | None = None,
+        *,
+        non_word: tf.Tensor | None = None,
+    ) -> Matches:
+        """Leftmost-longest matches of `patterns` (default: the raw-text tokens, `self.raw`).
+
+        code_points: int32 [n] (negative ones never match); rows: int32 [n]
+        string index of each (non-decreasing). non_word: optional bool [n],
+        code points that `single_word` treats as non-word characters (Hugging
+        Face's normalizer puts spaces around CJK ideographs).
+        """
+        patterns = self.raw if patterns is None else patterns
         n = tf.size(code_points)
         position = tf.range(n)
         # Only positions holding the first character of some token can start a
         # match; the full comparison runs on those few positions alone.
         is_first = tf.zeros([n], tf.bool)
-        for first in sorted({token[0] for token in self.tokens}):
+        for first in sorted({text[0] for _, text in patterns}):
             is_first |= code_points == ord(first)
         candidates = tf.cast(tf.reshape(tf.where(is_first), [-1]), tf.int32)
         best_token = tf.fill(tf.shape(candidates), -1)
         best_length = tf.zeros_like(candidates)
-        for index, token in enumerate(self.tokens):
+        for index, token in patterns:
             hit = self._occurs_at(token, candidates, code_points, rows)
             longer = hit & (len(token) > best_length)
             best_token = tf.where(longer, index, best_token)
@@ -99,15 +122,15 @@ class AddedTokens:
         candidates, best_token, best_length = (tf.boolean_mask(t, found) for t in (candidates, best_token, best_length))
         accepted = _leftmost_non_overlapping(candidates, best_length)
         starts, token, lengths = (tf.boolean_mask(t, accepted) for t in (candidates, best_token, best_length))
-        if any(t.single_word or t.lstrip or t.rstrip for t in self.flags):
-            starts, token, lengths = self._apply_flags(starts, token, lengths, code_points, rows)
+        if any(self.flags[i].single_word or self.flags[i].lstrip or self.flags[i].rstrip for i, _ in patterns):
+            starts, token, lengths = self._apply_flags(starts, token, lengths, code_points, rows, non_word)
         token = tf.tensor_scatter_nd_update(tf.fill([n], -1), starts[:, None], token)
         inner = tf.ragged.range(starts + 1, starts + lengths).flat_values
         covered = tf.scatter_nd(inner[:, None], tf.ones_like(inner, tf.bool), [n])
         last = tf.tensor_scatter_nd_update(position, starts[:, None], starts + lengths - 1)
         return Matches(token, covered, last)
 
-    def _apply_flags(self, starts, token, lengths, code_points, rows):
+    def _apply_flags(self, starts, token, lengths, code_points, rows, non_word):
         """HF's single_word (drop matches touching a word character), then lstrip / rstrip (take white space)."""
         n = tf.size(code_points)
         stops = starts + lengths
@@ -119,12 +142,16 @@ class AddedTokens:
             inside = (at >= 0) & (at < n)
             at = tf.clip_by_value(at, 0, tf.maximum(n - 1, 0))
             same_row = tf.gather(rows, at) == tf.gather(rows, tf.minimum(starts, tf.maximum(n - 1, 0)))
-            return inside & same_row & mask(tf.gather(code_points, at))
+            return inside & same_row & mask(at)
 
         if any(t.single_word for t in self.flags):
             word = _word_lookup()
-            is_word = lambda cp: word(tf.clip_by_value(cp, 0, ut.NUM_CODE_POINTS - 1)) > 0  # noqa: E731
-            touching = neighbour_is(is_word, starts - 1) | neighbour_is(is_word, stops)
+
+            def word_at(at):
+                is_word = word(tf.clip_by_value(tf.gather(code_points, at), 0, ut.NUM_CODE_POINTS - 1)) > 0
+                return is_word if non_word is None else is_word & ~tf.gather(non_word, at)
+
+            touching = neighbour_is(word_at, starts - 1) | neighbour_is(word_at, stops)
             keep = ~(flag("single_word") & touching)
             starts, token, lengths, stops = (tf.boolean_mask(t, keep) for t in (starts, token, lengths, stops))
         if not any(t.lstrip or t.rstrip for t in self.flags):

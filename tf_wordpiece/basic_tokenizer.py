@@ -54,7 +54,8 @@ class BasicTokenizer(tf.Module):
     Args:
       normalizer: the per-code-point normalization.
       pre_tokenizer: the word splitter.
-      added_tokens: tokens matched as written before normalization.
+      added_tokens: tokens matched as written before normalization, or (those
+        with `normalized=True`) in their normalized form after it.
       preserve_unused_token: keep `[unused<digits>]` whole (tensorflow_text).
       invalid_utf8: `"keep"` or `"replace"`, see above. Defaults to `"keep"`.
 
@@ -85,6 +86,23 @@ class BasicTokenizer(tf.Module):
         self.added_tokens = added_tokens or AddedTokens([])
         self.preserve_unused_token = preserve_unused_token
         self._fused = _fused_lookup(normalizer, pre_tokenizer)
+        self._normalized_patterns = self.added_tokens.normalized_patterns(normalizer.apply)
+        # HF's normalizer puts spaces around CJK ideographs ("spaced"): its normalized-pass flags see them.
+        flags = [self.added_tokens.flags[i] for i, _ in self._normalized_patterns]
+        self._spaced = None
+        if pre_tokenizer.spaced is not None and any(t.single_word or t.lstrip or t.rstrip for t in flags):
+            self._spaced = ut.CodePointLookup(pre_tokenizer.spaced)
+
+    def hf_normalized(self, text: str) -> str:
+        """`text` as Hugging Face's normalizer writes it (in Python): normalized, CJK ideographs between spaces.
+
+        >>> BertTokenizer = __import__("tf_wordpiece").BertTokenizer
+        >>> BertTokenizer(["[UNK]"], compat="hf", lower_case=True).basic_tokenizer.hf_normalized("Ünï中")
+        'uni 中 '
+        """
+        spaced = self.pre_tokenizer.spaced
+        text = self.normalizer.apply(text)
+        return text if spaced is None else "".join(f" {ch} " if spaced[ord(ch)] else ch for ch in text)
 
     def tokenize(self, strings) -> tf.RaggedTensor:
         """string [...] -> string [..., words]."""
@@ -117,7 +135,7 @@ class BasicTokenizer(tf.Module):
         is_last = rows != tf.concat([rows[1:], [-1]], 0)
         end = tf.where(is_last, tf.gather(tf.cast(tf.strings.length(strings), tf.int64), rows), tf.concat([begin[1:], [0]], 0))
 
-        if self.added_tokens:
+        if self.added_tokens.raw:
             matches = self.added_tokens.match(code_points, rows)
             keep = tf.reshape(tf.where(~matches.covered), [-1])
             code_points = tf.where(matches.token >= 0, -1 - matches.token, code_points)
@@ -126,9 +144,9 @@ class BasicTokenizer(tf.Module):
 
         # One lookup gives each code point's normalization row and, where it
         # maps to one code point, that code point's class.
-        packed = self._fused(tf.maximum(code_points, 0) if self.added_tokens else code_points)
+        packed = self._fused(tf.maximum(code_points, 0) if self.added_tokens.raw else code_points)
         row, single_class = tf.bitwise.right_shift(packed, 2), tf.bitwise.bitwise_and(packed, 3)
-        if self.added_tokens:
+        if self.added_tokens.raw:
             row = tf.where(code_points < 0, 0, row)
             single_class = tf.where(code_points < 0, pre_tokenizers.ISOLATED, single_class)
         normalized, source, one_to_one = self.normalizer.normalize(code_points, row)
@@ -139,6 +157,10 @@ class BasicTokenizer(tf.Module):
 
         rows, begin, end = by_source(rows), by_source(begin), by_source(end)
         normalized_begin, normalized_end = _normalized_offsets(normalized, rows, end - begin)
+        if self._normalized_patterns:
+            normalized, classes, rows, begin, end, normalized_begin, normalized_end = self._match_normalized(
+                normalized, classes, rows, begin, end, normalized_begin, normalized_end
+            )
         spans = self.pre_tokenizer.split(classes, rows)
         row_splits = spans.row_splits
         if self.preserve_unused_token:
@@ -160,6 +182,50 @@ class BasicTokenizer(tf.Module):
             normalized_end=per_word(normalized_end),
             added=tf.where(added < 0, -1 - added, -1),
         )
+
+    def _match_normalized(self, normalized, classes, rows, begin, end, normalized_begin, normalized_end):
+        """Hugging Face's second added-token pass: each match becomes one marker code point (a word)."""
+        spaced = None if self._spaced is None else self._spaced(tf.maximum(normalized, 0)) > 0
+        matches = self.added_tokens.match(normalized, rows, self._normalized_patterns, non_word=spaced)
+        matched = matches.token >= 0
+        if spaced is not None:
+            begin, end = self._take_cjk_spaces(matches, spaced, rows, begin, end)
+        normalized = tf.where(matched, -1 - matches.token, normalized)
+        classes = tf.where(matched, pre_tokenizers.ISOLATED, classes)
+        if spaced is None:
+            end = tf.gather(end, matches.last)
+        normalized_end = tf.gather(normalized_end, matches.last)
+        keep = tf.reshape(tf.where(~matches.covered), [-1])
+        return tuple(tf.gather(t, keep) for t in (normalized, classes, rows, begin, end, normalized_begin, normalized_end))
+
+    def _take_cjk_spaces(self, matches, spaced, rows, begin, end):
+        """Offsets of HF's lstrip / rstrip matches that take the space its normalizer put beside a CJK ideograph.
+
+        That space maps to the ideograph, so the match's offsets reach over it
+        (the ideograph stays a word of its own). A previous match keeps the
+        spaces it took, as in HF.
+        """
+        n = tf.size(rows)
+        position = tf.range(n)
+        token = tf.maximum(matches.token, 0)
+        matched = matches.token >= 0
+
+        def flag(name):
+            return matched & tf.gather(tf.constant([getattr(t, name) for t in self.added_tokens.flags]), token)
+
+        def free_spaced(at):  # `at` is in the string, a CJK ideograph outside the matches before it
+            inside = (at >= 0) & (at < n)
+            at = tf.clip_by_value(at, 0, tf.maximum(n - 1, 0))
+            same_row = tf.gather(rows, at) == rows
+            return inside & same_row & tf.gather(spaced, at), at
+
+        before, previous = free_spaced(position - 1)
+        before &= (tf.gather(matches.token, previous) < 0) & ~tf.gather(matches.covered, previous)
+        after, following = free_spaced(matches.last + 1)
+        begin = tf.where(flag("lstrip") & before, tf.gather(begin, previous), begin)
+        last_end = tf.gather(end, matches.last)
+        end = tf.where(flag("rstrip") & after, tf.gather(end, following), last_end)
+        return begin, end
 
     def _merge_unused_tokens(self, normalized, spans, normalized_begin, normalized_end, rows):
         """Joins the words `[`, `unused<digits>`, `]` when they touch (tensorflow_text's rule).

@@ -195,8 +195,11 @@ class BertTokenizer(tf.Module):
         size = max([len(self.vocab)] + [t.id + 1 for t in self.added_tokens])
         tokens = self.vocab.tokens + [""] * (size - len(self.vocab))
         special = [False] * size
+        specials = {t.content for t in self.added_tokens if t.special}
         for t in self.added_tokens:
-            tokens[t.id], special[t.id] = t.content, t.special
+            # Like tokenizers: a normalized=True token decodes to its normalized form, special if that is a special's content.
+            text = self.basic_tokenizer.hf_normalized(t.content) if t.normalized else t.content
+            tokens[t.id], special[t.id] = text, text in specials
         with tf.init_scope():
             return tf.constant(tokens, tf.string), tf.constant(special, tf.bool)
 

@@ -102,11 +102,6 @@ def _added_token(token, fields: _Fields) -> AddedToken:
     if not isinstance(token, dict) or not isinstance(token.get("content"), str) or type(token.get("id")) is not int:
         raise ValueError(f"{fields.path!r}: added_tokens entry {token!r} needs a string 'content' and an int 'id'")
     flags = {k: fields.get(token, k, bool, f"added token {token['content']!r}", False) for k in _ADDED_TOKEN_FLAGS}
-    if flags["normalized"]:
-        raise ValueError(
-            f"{fields.path!r}: added token {token['content']!r} has normalized=true (matched in the normalized text), "
-            "which tf_wordpiece does not support; set it to false in the file if the token is written as is"
-        )
     return AddedToken(token["content"], id=token["id"], **flags)
 
 

@@ -55,6 +55,15 @@ class Normalizer:
             self._starts = tf.constant(np.cumsum([0] + lengths[:-1]), tf.int32)
             self._values = tf.constant(values, tf.int32)
 
+    def apply(self, text: str) -> str:
+        """The normalized text, in Python (for short strings such as added tokens).
+
+        >>> hf_normalizer(clean_text=True, strip_accents=True, lowercase=True).apply("Héllo")
+        'hello'
+        """
+        rows = (int(self.dense_rows[ord(ch)]) for ch in text)
+        return "".join(ch if row == 0 else "".join(map(chr, self.row_outputs[row])) for ch, row in zip(text, rows))
+
     def normalize(self, code_points: tf.Tensor, row: tf.Tensor):
         """Replaces each code point by its sequence.
 

@@ -38,15 +38,20 @@ class PreTokenizer:
       isolated: bool[0x110000], code points that are words on their own.
       keep_whitespace: keep each run of white space as a word (tensorflow_text's
         `keep_whitespace`) instead of dropping it.
+      spaced: bool[0x110000] or None, the code points Hugging Face's normalizer
+        surrounds with spaces (CJK ideographs); its added tokens see them as
+        non-word characters.
     """
 
-    def __init__(self, *, whitespace: np.ndarray, isolated: np.ndarray, keep_whitespace: bool = False):
+    def __init__(self, *, whitespace: np.ndarray, isolated: np.ndarray, keep_whitespace: bool = False,
+                 spaced: np.ndarray | None = None):
         classes = np.full(ut.NUM_CODE_POINTS, WORD, dtype=np.int32)
         classes[isolated] = ISOLATED
         classes[whitespace] = WHITESPACE
         self.dense_classes = classes  # kept for BasicTokenizer's fused lookup
         self._class_of = ut.CodePointLookup(classes)
         self.keep_whitespace = keep_whitespace
+        self.spaced = spaced
 
     def classes_of(self, code_points: tf.Tensor) -> tf.Tensor:
         """int32 class of each code point; negative ones (matched added tokens) are ISOLATED."""
@@ -84,6 +89,7 @@ def hf_pre_tokenizer(*, handle_chinese_chars: bool = True) -> PreTokenizer:
     """Hugging Face BertPreTokenizer, plus BertNormalizer's spaces around CJK ideographs."""
     tables = ut.peer_tables()["hf"]
     isolated = ut.range_mask(tables["punctuation"])
-    if handle_chinese_chars:
-        isolated |= ut.range_mask(tables["chinese"])
-    return PreTokenizer(whitespace=ut.range_mask(tables["whitespace"]), isolated=isolated)
+    spaced = ut.range_mask(tables["chinese"]) if handle_chinese_chars else None
+    if spaced is not None:
+        isolated |= spaced
+    return PreTokenizer(whitespace=ut.range_mask(tables["whitespace"]), isolated=isolated, spaced=spaced)
