@@ -18,9 +18,9 @@ BATCH_SIZE = 8192  # strings per counting batch (datasets of scalars or vectors 
 class WordCounts(dict):
     """{word: count} in order of first appearance, as tensorflow_text's Counter keeps them.
 
-    `skipped_invalid_utf8` counts the words (occurrences) dropped because they
-    are not valid UTF-8: tensorflow_text's learner fails on them; a vocabulary
-    cannot hold them, and BertTokenizer makes such words unknown anyway.
+    `lines` is the number of strings read. `skipped_invalid_utf8` is the number
+    of word occurrences dropped because they hold invalid UTF-8: tensorflow_text's
+    learner fails on those, and BertTokenizer makes such words unknown anyway.
     """
 
     skipped_invalid_utf8: int = 0
