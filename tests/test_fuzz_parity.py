@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import functools
 import os
+import unicodedata
 
 import pytest
 from conftest import VOCAB, hf_oracle
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 import tf_wordpiece as twp
@@ -91,11 +92,39 @@ def test_fuzzed_hf_parity(batch, lower_case):
     assert_hf_parity(batch, lower_case)
 
 
+def invalid_fragments_meet_when_marks_go(data: bytes) -> bool:
+    """Invalid UTF-8, then only combining marks, then invalid UTF-8 again.
+
+    tensorflow_text strips the marks (lower_case) from the raw bytes, so the two
+    fragments can join into a valid character (b"\xe1\x90" + b"\x80" is U+1400,
+    a punctuation mark that then splits the word). tf_wordpiece keeps each
+    invalid fragment as one opaque character; this byte-level artifact is the one
+    known difference (see test_known_difference_invalid_fragments_joined_by_mark_removal).
+    """
+    text = data.decode("utf-8", "replace")
+    for i, char in enumerate(text):
+        if char == "\ufffd":
+            j = i + 1
+            while j < len(text) and unicodedata.category(text[j]).startswith("M"):
+                j += 1
+            if j > i + 1 and j < len(text) and text[j] == "\ufffd":
+                return True
+    return False
+
+
 @fuzz
 @given(data=byte_strings, lower_case=st.booleans())
 def test_fuzzed_bytes_tf_text_parity(data, lower_case):
     """Arbitrary bytes, mostly invalid UTF-8: ids and offsets as tensorflow_text's."""
+    assume(not (lower_case and any(invalid_fragments_meet_when_marks_go(s) for s in data)))
     assert_tf_text_parity(data, lower_case)
+
+
+@pytest.mark.xfail(strict=True, reason="tensorflow_text joins invalid fragments into a character once marks between them are stripped")
+def test_known_difference_invalid_fragments_joined_by_mark_removal():
+    data = [b"A\xe1\x90\xd9\xb0\x80"]  # found by hypothesis: 'A', invalid, U+0670 (a mark), invalid
+    assert invalid_fragments_meet_when_marks_go(data[0])
+    assert_tf_text_parity(data, True)
 
 
 @fuzz
