@@ -15,6 +15,7 @@ from tf_wordpiece.decoders import WordPieceDecoder, hf_wordpiece_decode
 from tf_wordpiece.post_processors import Encoding, Segment, TemplateProcessing, check_encode_options
 from tf_wordpiece.vocab import Vocab, VocabLike
 from tf_wordpiece.shapes import as_strings, gather_in_rows, map_over_strings
+from tf_wordpiece import space_chunks
 from tf_wordpiece.wordpiece import WordpieceTokenizer
 
 COMPAT_MODES = ("tf_text", "hf")
@@ -162,6 +163,9 @@ class BertTokenizer(tf.Module):
             unknown_token=unknown_token,
             algorithm=algorithm,
         )
+        # Whether each distinct space-separated chunk of a batch can be tokenized once (exact; see space_chunks).
+        self._by_chunks = space_chunks.words_never_span_spaces(self.basic_tokenizer) and (
+            offsets == "original" or not self.added_tokens)
         self.post_processor = post_processor if post_processor is not None else self._bert_template()
         self.decoder = WordPieceDecoder(suffix_indicator, True) if decoder is _DEFAULT else decoder
         self._decode_tokens, self._decode_special = self._decode_tables()
@@ -336,6 +340,21 @@ class BertTokenizer(tf.Module):
         return map_over_strings(strings, "strings", self._flat_tokenize_with_offsets)
 
     def _flat_tokenize_with_offsets(self, flat: tf.Tensor) -> tuple:
+        if not self._by_chunks or getattr(self, "_per_shard", False):
+            return self._tokenize_in_shards(flat)
+        return self._tokenize_by_chunks(flat, self._tokenize_in_shards)
+
+    def _tokenize_by_chunks(self, flat, tokenize):
+        chunks = space_chunks.cut_at_spaces(flat)
+        outputs = tokenize(chunks.unique)
+        if self.offsets == "original":
+            lengths = tf.strings.length(chunks.unique)
+        else:
+            lengths = space_chunks.normalized_lengths(chunks.unique, self.basic_tokenizer)
+        lengths = tf.gather(tf.cast(lengths, tf.int64), chunks.occurrence)
+        return space_chunks.scatter_to_chunks(outputs, chunks, space_chunks.chunk_starts(lengths, chunks.row_splits))
+
+    def _tokenize_in_shards(self, flat: tf.Tensor) -> tuple:
         shards = 1 if tf.executing_eagerly() else self.parallel_shards
         if shards == 1:
             return self._tokenize_shard(flat)
@@ -343,7 +362,10 @@ class BertTokenizer(tf.Module):
         # runs them side by side, which hides the fixed cost of each small op.
         size = tf.size(flat)
         bounds = [size * i // shards for i in range(shards + 1)]
-        outputs = [self._tokenize_shard(flat[bounds[i] : bounds[i + 1]]) for i in range(shards)]
+        if self._by_chunks and getattr(self, "_per_shard", False):
+            outputs = [self._tokenize_by_chunks(flat[bounds[i] : bounds[i + 1]], self._tokenize_shard) for i in range(shards)]
+        else:
+            outputs = [self._tokenize_shard(flat[bounds[i] : bounds[i + 1]]) for i in range(shards)]
         return tuple(tf.concat(parts, axis=0) for parts in zip(*outputs))
 
     def _tokenize_shard(self, flat: tf.Tensor) -> tuple:
