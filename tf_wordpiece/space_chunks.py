@@ -41,9 +41,9 @@ def words_never_span_spaces(basic_tokenizer: BasicTokenizer) -> bool:
     for token in basic_tokenizer.added_tokens.flags:
         if token.lstrip or token.rstrip or token.normalized or any(ord(c) in WHITE_SPACE for c in token.content):
             return False
-    return (not basic_tokenizer.pre_tokenizer.keep_whitespace
-            and basic_tokenizer.normalizer.dense_rows[SPACE] == 0
-            and basic_tokenizer.pre_tokenizer.dense_classes[SPACE] == WHITESPACE)
+    return bool(not basic_tokenizer.pre_tokenizer.keep_whitespace
+                and basic_tokenizer.normalizer.dense_rows[SPACE] == 0
+                and basic_tokenizer.pre_tokenizer.dense_classes[SPACE] == WHITESPACE)
 
 
 class Chunks(NamedTuple):
