@@ -340,13 +340,11 @@ class BertTokenizer(tf.Module):
         return map_over_strings(strings, "strings", self._flat_tokenize_with_offsets)
 
     def _flat_tokenize_with_offsets(self, flat: tf.Tensor) -> tuple:
-        if not self._by_chunks or getattr(self, "_per_shard", False):
+        if not self._by_chunks:
             return self._tokenize_in_shards(flat)
-        return self._tokenize_by_chunks(flat, self._tokenize_in_shards)
-
-    def _tokenize_by_chunks(self, flat, tokenize):
+        # Each distinct chunk once, over the whole batch (more repeats than per shard).
         chunks = space_chunks.cut_at_spaces(flat)
-        outputs = tokenize(chunks.unique)
+        outputs = self._tokenize_in_shards(chunks.unique)
         if self.offsets == "original":
             lengths = tf.strings.length(chunks.unique)
         else:
@@ -362,10 +360,7 @@ class BertTokenizer(tf.Module):
         # runs them side by side, which hides the fixed cost of each small op.
         size = tf.size(flat)
         bounds = [size * i // shards for i in range(shards + 1)]
-        if self._by_chunks and getattr(self, "_per_shard", False):
-            outputs = [self._tokenize_by_chunks(flat[bounds[i] : bounds[i + 1]], self._tokenize_shard) for i in range(shards)]
-        else:
-            outputs = [self._tokenize_shard(flat[bounds[i] : bounds[i + 1]]) for i in range(shards)]
+        outputs = [self._tokenize_shard(flat[bounds[i] : bounds[i + 1]]) for i in range(shards)]
         return tuple(tf.concat(parts, axis=0) for parts in zip(*outputs))
 
     def _tokenize_shard(self, flat: tf.Tensor) -> tuple:
