@@ -8,14 +8,13 @@ from typing import Sequence
 
 import tensorflow as tf
 
-from tf_wordpiece import normalizers, pre_tokenizers
+from tf_wordpiece import normalizers, pre_tokenizers, space_chunks
 from tf_wordpiece.added_tokens import AddedToken, AddedTokens
 from tf_wordpiece.basic_tokenizer import BasicTokenizer, check_tf_text_normalization
 from tf_wordpiece.decoders import WordPieceDecoder, hf_wordpiece_decode
 from tf_wordpiece.post_processors import Encoding, Segment, TemplateProcessing, check_encode_options
 from tf_wordpiece.vocab import Vocab, VocabLike
 from tf_wordpiece.shapes import as_strings, gather_in_rows, map_over_strings
-from tf_wordpiece import space_chunks
 from tf_wordpiece.wordpiece import WordpieceTokenizer
 
 COMPAT_MODES = ("tf_text", "hf")
