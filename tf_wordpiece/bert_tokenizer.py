@@ -8,7 +8,7 @@ from typing import Sequence
 
 import tensorflow as tf
 
-from tf_wordpiece import normalizers, pre_tokenizers
+from tf_wordpiece import normalizers, pre_tokenizers, space_chunks
 from tf_wordpiece.added_tokens import AddedToken, AddedTokens
 from tf_wordpiece.basic_tokenizer import BasicTokenizer, check_tf_text_normalization
 from tf_wordpiece.decoders import WordPieceDecoder, hf_wordpiece_decode
@@ -162,6 +162,9 @@ class BertTokenizer(tf.Module):
             unknown_token=unknown_token,
             algorithm=algorithm,
         )
+        # Whether each distinct space-separated chunk of a batch can be tokenized once (exact; see space_chunks).
+        self._by_chunks = space_chunks.words_never_span_spaces(self.basic_tokenizer) and (
+            offsets == "original" or not self.added_tokens)
         self.post_processor = post_processor if post_processor is not None else self._bert_template()
         self.decoder = WordPieceDecoder(suffix_indicator, True) if decoder is _DEFAULT else decoder
         self._decode_tokens, self._decode_special = self._decode_tables()
@@ -342,6 +345,19 @@ class BertTokenizer(tf.Module):
         return map_over_strings(strings, "strings", self._flat_tokenize_with_offsets)
 
     def _flat_tokenize_with_offsets(self, flat: tf.Tensor) -> tuple:
+        if not self._by_chunks:
+            return self._tokenize_in_shards(flat)
+        # Each distinct chunk once, over the whole batch (more repeats than per shard).
+        chunks = space_chunks.cut_at_spaces(flat)
+        outputs = self._tokenize_in_shards(chunks.unique)
+        if self.offsets == "original":
+            lengths = tf.strings.length(chunks.unique)
+        else:
+            lengths = space_chunks.normalized_lengths(chunks.unique, self.basic_tokenizer)
+        lengths = tf.gather(tf.cast(lengths, tf.int64), chunks.occurrence)
+        return space_chunks.scatter_to_chunks(outputs, chunks, space_chunks.chunk_starts(lengths, chunks.row_splits))
+
+    def _tokenize_in_shards(self, flat: tf.Tensor) -> tuple:
         shards = 1 if tf.executing_eagerly() else self.parallel_shards
         if shards == 1:
             return self._tokenize_shard(flat)

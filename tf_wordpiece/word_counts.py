@@ -10,7 +10,7 @@ import tensorflow as tf
 from tqdm.auto import tqdm
 
 from tf_wordpiece.basic_tokenizer import BasicTokenizer
-from tf_wordpiece.pre_tokenizers import WHITESPACE
+from tf_wordpiece.space_chunks import words_never_span_spaces
 
 BATCH_SIZE = 8192  # strings per counting batch (datasets of scalars or vectors are rebatched)
 
@@ -71,7 +71,7 @@ def batch_word_counter(basic_tokenizer: BasicTokenizer):
 
     `words` are the distinct valid UTF-8 words in order of first appearance.
     """
-    cut_at_spaces = _words_never_span_spaces(basic_tokenizer)
+    cut_at_spaces = words_never_span_spaces(basic_tokenizer)
 
     def unique_words(strings):
         flat = strings.flat_values if isinstance(strings, tf.RaggedTensor) else tf.reshape(strings, [-1])
@@ -98,19 +98,6 @@ def batch_word_counter(basic_tokenizer: BasicTokenizer):
         return unique, counts, tf.size(flat), skipped
 
     return unique_words
-
-
-def _words_never_span_spaces(basic_tokenizer: BasicTokenizer) -> bool:
-    """Whether tokenizing space-separated chunks one by one gives the words of the whole string.
-
-    True when " " is dropped white space, normalizes to itself, and no added
-    token can contain it: then every word ends at a space, and normalizing one
-    code point at a time never reaches across one.
-    """
-    space = ord(" ")
-    return (not basic_tokenizer.added_tokens and not basic_tokenizer.pre_tokenizer.keep_whitespace
-            and basic_tokenizer.normalizer.dense_rows[space] == 0
-            and basic_tokenizer.pre_tokenizer.dense_classes[space] == WHITESPACE)
 
 
 def _has_replacement_character(strings: tf.Tensor) -> tf.Tensor:
