@@ -10,7 +10,6 @@ import tensorflow as tf
 from conftest import TOKENIZER_JSON, VOCAB, batches, hf_oracle
 
 import tf_wordpiece as twp
-from tf_wordpiece.added_tokens import AddedToken
 
 tokenizers = pytest.importorskip("tokenizers")
 
