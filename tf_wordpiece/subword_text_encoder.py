@@ -29,10 +29,11 @@ from typing import Iterable, Sequence
 import numpy as np
 import tensorflow as tf
 
+from tf_wordpiece import subword_graph as sg
 from tf_wordpiece import subword_learner as sl
 from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.files import write_text_atomically
-from tf_wordpiece.shapes import as_strings, rows_of_values
+from tf_wordpiece.shapes import as_strings
 
 STRING_BATCH = tf.TensorSpec([None], tf.string)
 _BACKSLASH, _UNDERSCORE, _SEMICOLON, _LOWER_U, _NEWLINE = 92, 95, 59, 117, 10
@@ -81,7 +82,7 @@ class SubwordTextEncoder(tf.Module):
         self._strings = tf.constant(subtokens)
         self._alnum = ut.CodePointLookup(sl.alnum_table("t2t"))
         self._kind = ut.CodePointLookup(_escape_kinds(self.alphabet))
-        self._longest_from = ut.CodePointLookup(_longest_subtoken_from(ids))
+        self._longest_from = ut.CodePointLookup(sg.longest_key_from(ids))
 
         self.encode.get_concrete_function(STRING_BATCH)
         self.decode.get_concrete_function(tf.TensorSpec([None, None], tf.int64))
@@ -171,34 +172,11 @@ class SubwordTextEncoder(tf.Module):
         )
 
     def _longest_matches(self, tokens: tf.Tensor) -> tf.RaggedTensor:
-        """Escaped tokens [u] -> ids [u, pieces]: longest subtoken first, left to right.
-
-        Every candidate (start, length up to the longest subtoken that starts
-        with that character) is looked up in one batch; then each token follows
-        its chain of longest matches from its first character.
-        """
-        joined = tf.strings.reduce_join(tokens)
-        cps, byte_at = tf.strings.unicode_decode_with_offsets(tf.strings.join([joined, "\x00"]), "UTF-8")
-        byte_at = tf.cast(byte_at, tf.int32)
-        n_chars = tf.strings.length(tokens, unit="UTF8_CHAR")
-        size = tf.reduce_sum(n_chars)
-        token_first = tf.cumsum(n_chars, exclusive=True)
-        char_token = rows_of_values(token_first, size)
-        position = tf.range(size)
-        remaining = tf.gather(token_first + n_chars, char_token) - position
-        count = tf.minimum(remaining, self._longest_from(cps[:-1]))
-        first_cand = tf.cumsum(count, exclusive=True)
-        num_cands = tf.reduce_sum(count)
-        cand_char = rows_of_values(first_cand, num_cands)
-        cand_length = tf.range(num_cands) - tf.gather(first_cand, cand_char) + 1
-        begin = tf.gather(byte_at, cand_char)
-        end = tf.gather(byte_at, cand_char + cand_length)
-        cand_id = self._table.lookup(tf.strings.substr(joined, begin, end - begin))
-        best = tf.math.unsorted_segment_max(tf.where(cand_id >= 0, cand_length, 0), cand_char, size)
-        best_id = tf.gather(cand_id, first_cand + best - 1)  # every character is a subtoken: best >= 1
-        on_path = _follow(position + best, token_first, size, tf.reduce_max(tf.concat([n_chars, [0]], 0)))
+        """Escaped tokens [u] -> ids [u, pieces]: longest subtoken first, left to right
+        (every character is a subtoken, so every piece has an id)."""
+        m = sg.longest_match(tokens, self._table, self._longest_from)
         return tf.RaggedTensor.from_value_rowids(
-            tf.boolean_mask(best_id, on_path), tf.cast(tf.boolean_mask(char_token, on_path), tf.int64),
+            tf.boolean_mask(m.ids, m.on_path), tf.cast(tf.boolean_mask(m.string, m.on_path), tf.int64),
             nrows=tf.cast(tf.size(tokens), tf.int64),
         )
 
@@ -231,7 +209,7 @@ class SubwordTextEncoder(tf.Module):
         from_number = tf.where(number <= _MAX_CODE_POINT, tf.cast(number, tf.int32), ord(sl.UNDEFINED_CHARACTER))
         out = tf.where(numbered, from_number, tf.where(pair & (following == _LOWER_U), _UNDERSCORE, cps))
 
-        on_path = _follow(position + step, tf.cast(chars.row_starts(), tf.int32), size,
+        on_path = sg.follow(position + step, tf.cast(chars.row_starts(), tf.int32), size,
                           tf.reduce_max(tf.concat([tf.cast(chars.row_lengths(), tf.int32), [0]], 0)))
         kept = tf.ragged.boolean_mask(chars.with_flat_values(out), chars.with_flat_values(on_path))
         return tf.strings.unicode_encode(kept, "UTF-8", errors="replace")
@@ -248,24 +226,6 @@ class SubwordTextEncoder(tf.Module):
         return tf.strings.reduce_join(tokens.with_flat_values(words), axis=1)
 
 
-def _follow(jump: tf.Tensor, starts: tf.Tensor, size: tf.Tensor, longest: tf.Tensor) -> tf.Tensor:
-    """bool [size]: positions on the chain start -> jump[start] -> ... of each segment.
-
-    A segment's end is the next one's start (or `size`, a node that jumps to
-    itself), so chains never cross. Pointer doubling: log2(longest) rounds.
-    """
-    jump = tf.concat([jump, [size]], 0)
-    reached = tf.scatter_nd(starts[:, None], tf.ones_like(starts), [size + 1]) > 0
-
-    def double(reached, jump):
-        hops = tf.math.unsorted_segment_max(tf.cast(reached, tf.int32), jump, size + 1) > 0
-        return [reached | hops, tf.gather(jump, jump)]
-
-    rounds = tf.cast(tf.math.ceil(tf.math.log(tf.cast(longest, tf.float32) + 1.0) / tf.math.log(2.0)), tf.int32)
-    reached, _ = tf.while_loop(lambda r, j: True, double, [reached, jump], maximum_iterations=rounds + 1)
-    return reached[:-1]
-
-
 def _escape_kinds(alphabet: frozenset[str]) -> np.ndarray:
     """Per code point: 0 written as is, 1 `\\<code point>;`, 2 `\\\\`, 3 `\\u`."""
     kinds = np.ones(ut.NUM_CODE_POINTS, np.int32)
@@ -274,14 +234,6 @@ def _escape_kinds(alphabet: frozenset[str]) -> np.ndarray:
     kinds[_BACKSLASH] = 2
     kinds[_UNDERSCORE] = 3
     return kinds
-
-
-def _longest_subtoken_from(ids: dict[str, int]) -> np.ndarray:
-    """Per code point: the longest subtoken (in characters) that starts with it."""
-    longest = np.zeros(ut.NUM_CODE_POINTS, np.int64)
-    for s in ids:
-        longest[ord(s[0])] = max(longest[ord(s[0])], len(s))
-    return longest
 
 
 def _checked_list(subtokens) -> list[str]:
