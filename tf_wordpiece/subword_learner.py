@@ -149,6 +149,15 @@ def tfds_tokens(text: str, reserved_tokens: Sequence[str] = ()) -> list[str]:
     return prepared
 
 
+def is_mixed_alphanum(token: str) -> bool:
+    """tfds's test for a reserved token: more than one run of `\\w` / `\\W` characters.
+
+    >>> is_mixed_alphanum("<EOS>"), is_mixed_alphanum("abc"), is_mixed_alphanum("\\&undsc")
+    (True, False, True)
+    """
+    return len([p for p in re.split(r"(\W+)", token) if p]) > 1
+
+
 def corpus_token_counts(lines: Iterable[str], *, compat: str = "t2t", reserved_tokens: Sequence[str] = ()) -> collections.Counter:
     """Token counts over lines of text (t2t: raw tokens; tfds: prepared tokens)."""
     check_compat(compat)
@@ -320,7 +329,7 @@ def _check_reserved(reserved_tokens: Sequence[str], compat: str) -> list[str]:
     if compat == "t2t" and reserved[: len(RESERVED_TOKENS)] != list(RESERVED_TOKENS):
         raise ValueError(f"reserved_tokens: {reserved} must start with {list(RESERVED_TOKENS)} (tensor2tensor's ids 0 and 1)")
     if compat == "tfds":
-        bad = [t for t in reserved if t.endswith("_") or len([p for p in re.split(r"(\W+)", t) if p]) < 2]
+        bad = [t for t in reserved if t.endswith("_") or not is_mixed_alphanum(t)]
         if bad:
             raise ValueError(f"reserved_tokens: {bad} must mix alphanumeric and other characters and not end in '_' (like '<EOS>')")
     return reserved
@@ -443,3 +452,47 @@ def parse_vocab(text: str, *, source: str) -> list[str]:
     if not any(subtokens):
         raise ValueError(f"vocab: the {source} has no subtokens; pass a file written by store_to_file")
     return subtokens
+
+
+TFDS_HEADER = "### SubwordTextEncoder"
+TFDS_METADATA = "### Metadata: "
+
+
+def is_tfds_vocab(text: str) -> bool:
+    """Whether a vocabulary file's text starts with tfds's header line."""
+    return text.split("\n", 1)[0] == TFDS_HEADER
+
+
+def format_tfds_vocab(subwords: Sequence[str]) -> str:
+    """tfds's `save_to_file` format: a header, a metadata line, then one subword a line in single quotes.
+
+    >>> format_tfds_vocab(["ab", "c_"])
+    "### SubwordTextEncoder\\n### Metadata: {}\\n'ab'\\n'c_'\\n"
+    """
+    bad = [s for s in subwords if "\n" in s]
+    if bad:
+        raise ValueError(f"subwords: {bad[:3]} contain a newline, which tfds's file format cannot hold "
+                         "(lines end at newlines); store them in the t2t format or learn from lines without newlines")
+    lines = [TFDS_HEADER, TFDS_METADATA + "{}", *(f"'{s}'" for s in subwords)]
+    return "\n".join(lines) + "\n"
+
+
+def parse_tfds_vocab(text: str, *, source: str) -> list[str]:
+    """tfds's `load_from_file` reading: after the header and the metadata, each line without its wrapping quotes.
+
+    Empty subwords are dropped (tfds drops them when it builds the encoder); no
+    subwords at all is valid (every character is then written as bytes).
+    """
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    if not lines or lines[0] != TFDS_HEADER:
+        raise ValueError(f"vocab: the {source} does not start with {TFDS_HEADER!r}; pass a file written by save_to_file")
+    if len(lines) < 2 or not lines[1].startswith(TFDS_METADATA):
+        raise ValueError(f"vocab: the {source} has no {TFDS_METADATA.strip()!r} line after its header; "
+                         "pass a file written by tfds's save_to_file")
+    unquoted = [i for i, line in enumerate(lines[2:], start=3) if len(line) < 2 or line[0] != "'" or line[-1] != "'"]
+    if unquoted:
+        raise ValueError(f"vocab: line {unquoted[0]} of the {source} is not a subword in single quotes: "
+                         f"{lines[unquoted[0] - 1]!r}; pass a file written by save_to_file")
+    return [line[1:-1] for line in lines[2:] if line[1:-1]]

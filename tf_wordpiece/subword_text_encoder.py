@@ -31,6 +31,7 @@ import tensorflow as tf
 
 from tf_wordpiece import subword_graph as sg
 from tf_wordpiece import subword_learner as sl
+from tf_wordpiece.subword_tfds import TfdsGraph
 from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.files import write_text_atomically
 from tf_wordpiece.shapes import as_strings
@@ -63,14 +64,27 @@ class SubwordTextEncoder(tf.Module):
     [b'hello world', b'world, hello']
     """
 
-    def __init__(self, subtokens: Sequence[str] | str | os.PathLike):
+    def __init__(self, subtokens: Sequence[str] | str | os.PathLike, *, compat: str | None = None):
         super().__init__()
         if isinstance(subtokens, (str, os.PathLike)):
             self.source = f"vocab file {os.fspath(subtokens)!r}"
-            subtokens = _read_vocab(subtokens)
+            compat, subtokens = _read_vocab(subtokens, compat)
         else:
             self.source = "subtoken list"
-            subtokens = _checked_list(subtokens)
+            compat = sl.check_compat("t2t" if compat is None else compat)
+            subtokens = _checked_list(subtokens, allow_empty=compat == "tfds")
+        self.compat = compat
+        if compat == "tfds":
+            self._tfds = TfdsGraph(subtokens)
+            self.subtokens = self._tfds.subwords
+        else:
+            self._init_t2t(subtokens)
+        self.encode.get_concrete_function(STRING_BATCH)
+        self.decode.get_concrete_function(tf.TensorSpec([None, None], tf.int64))
+        self.decode.get_concrete_function(tf.RaggedTensorSpec([None, None], tf.int64))
+        self.vocab_size.get_concrete_function()
+
+    def _init_t2t(self, subtokens: list[str]) -> None:
         self.subtokens = subtokens
         self.alphabet = sl.alphabet_of(subtokens)
         _check_encodable(subtokens, self.alphabet, self.source)
@@ -84,38 +98,43 @@ class SubwordTextEncoder(tf.Module):
         self._kind = ut.CodePointLookup(_escape_kinds(self.alphabet))
         self._longest_from = ut.CodePointLookup(sg.longest_key_from(ids))
 
-        self.encode.get_concrete_function(STRING_BATCH)
-        self.decode.get_concrete_function(tf.TensorSpec([None, None], tf.int64))
-        self.decode.get_concrete_function(tf.RaggedTensorSpec([None, None], tf.int64))
-        self.vocab_size.get_concrete_function()
-
     @classmethod
-    def build_from_corpus(cls, lines: Iterable[str], target_vocab_size: int, *, max_subtoken_length: int | None = None,
-                          reserved_tokens: Sequence[str] = sl.RESERVED_TOKENS, min_val: int = 1, max_val: int = 1000,
-                          num_iterations: int = 4, verbose: bool = True) -> "SubwordTextEncoder":
-        """Learns a vocabulary of about `target_vocab_size` subtokens from lines of text (t2t's
-        `build_from_generator`); see `subword_learner.build_to_target_size`."""
-        counts = sl.corpus_token_counts(lines)
+    def build_from_corpus(cls, lines: Iterable[str], target_vocab_size: int, *, compat: str = "t2t",
+                          max_subtoken_length: int | None = None, reserved_tokens: Sequence[str] | None = None,
+                          min_val: int | None = None, max_val: int | None = None, num_iterations: int = 4,
+                          verbose: bool = True) -> "SubwordTextEncoder":
+        """Learns a vocabulary of about `target_vocab_size` ids from lines of text (t2t's
+        `build_from_generator`, or tfds's `build_from_corpus` with `compat="tfds"`, whose
+        subwords it equals); see `subword_learner.build_to_target_size` for the defaults."""
+        reserved = reserved_tokens
+        if reserved is None and compat == "tfds":
+            reserved = ()
+        counts = sl.corpus_token_counts(lines, compat=compat, reserved_tokens=reserved or ())
         subtokens = sl.build_to_target_size(
-            counts, target_vocab_size, min_val=min_val, max_val=max_val, num_iterations=num_iterations,
-            max_subtoken_length=max_subtoken_length, reserved_tokens=reserved_tokens, verbose=verbose,
+            counts, target_vocab_size, compat=compat, min_val=min_val, max_val=max_val, num_iterations=num_iterations,
+            max_subtoken_length=max_subtoken_length, reserved_tokens=reserved, verbose=verbose,
         )
-        return cls(subtokens)
+        return cls(subtokens, compat=compat)
 
     @classmethod
-    def load_from_file(cls, path: str | os.PathLike) -> "SubwordTextEncoder":
-        """Reads a vocabulary file written by `store_to_file` (or by tensor2tensor)."""
-        return cls(path)
+    def load_from_file(cls, path: str | os.PathLike, *, compat: str | None = None) -> "SubwordTextEncoder":
+        """Reads a vocabulary file written by `store_to_file`, by tensor2tensor, or by tfds's
+        `save_to_file(prefix)` (the file `prefix + ".subwords"`; its header selects `compat="tfds"`)."""
+        return cls(path, compat=compat)
 
     def store_to_file(self, path: str | os.PathLike) -> None:
-        """Writes one quoted subtoken a line (tensor2tensor's format), atomically."""
-        write_text_atomically(path, sl.format_vocab(self.subtokens), what="path")
+        """Writes the vocabulary atomically: t2t, one quoted subtoken a line; tfds, its
+        header and metadata lines first (name the file `prefix + ".subwords"` for tfds's loader)."""
+        text = sl.format_tfds_vocab(self.subtokens) if self.compat == "tfds" else sl.format_vocab(self.subtokens)
+        write_text_atomically(path, text, what="path")
 
     @tf.function
     def encode(self, strings):
         strings = as_strings(strings, "strings")
         if strings.shape.rank != 1:
             raise ValueError(f"strings: expected a [batch] vector of strings, got shape {strings.shape}")
+        if self.compat == "tfds":
+            return self._tfds.encode(tf.strings.unicode_transcode(strings, "UTF-8", "UTF-8", errors="replace"))
         tokens = self._escaped_tokens(strings)  # ragged [batch, tokens]
         unique, index = tf.unique(tokens.flat_values)
         pieces = self._longest_matches(unique)  # ragged [unique, pieces]
@@ -128,6 +147,8 @@ class SubwordTextEncoder(tf.Module):
             ids = tf.RaggedTensor.from_tensor(tf.convert_to_tensor(ids))
         if not ids.dtype.is_integer or ids.shape.rank != 2:
             raise TypeError(f"ids: expected integer ids [batch, ids], got {ids.dtype.name} of rank {ids.shape.rank}")
+        if self.compat == "tfds":
+            return self._tfds.decode(ids)
         values = tf.cast(ids.flat_values, tf.int64)
         valid = (values >= 0) & (values < tf.size(self._strings, out_type=tf.int64))
         strings = tf.where(valid, tf.gather(self._strings, tf.where(valid, values, 0)), "")
@@ -138,6 +159,8 @@ class SubwordTextEncoder(tf.Module):
 
     @tf.function(input_signature=[])
     def vocab_size(self):
+        if self.compat == "tfds":
+            return tf.constant(self._tfds.vocab_size, tf.int32)
         return tf.size(self._strings)
 
     def _escaped_tokens(self, strings: tf.Tensor) -> tf.RaggedTensor:
@@ -236,18 +259,19 @@ def _escape_kinds(alphabet: frozenset[str]) -> np.ndarray:
     return kinds
 
 
-def _checked_list(subtokens) -> list[str]:
+def _checked_list(subtokens, *, allow_empty: bool) -> list[str]:
     if isinstance(subtokens, (bytes, bytearray)) or not isinstance(subtokens, Sequence):
         raise TypeError(f"subtokens: expected a list of str or a vocabulary file path, got {type(subtokens).__name__}")
     bad = [s for s in subtokens if not isinstance(s, str)]
     if bad:
         raise TypeError(f"subtokens: every subtoken must be a str, got {bad[0]!r} ({type(bad[0]).__name__})")
-    if not any(subtokens):
+    if not any(subtokens) and not allow_empty:
         raise ValueError("subtokens: empty; learn a vocabulary (SubwordTextEncoder.build_from_corpus) or load one")
     return list(subtokens)
 
 
-def _read_vocab(path: str | os.PathLike) -> list[str]:
+def _read_vocab(path: str | os.PathLike, compat: str | None) -> tuple[str, list[str]]:
+    """(compat, subtokens) of a vocabulary file; tfds's header line means compat "tfds"."""
     path = os.fspath(path)
     try:
         data = pathlib.Path(path).read_bytes()
@@ -257,7 +281,13 @@ def _read_vocab(path: str | os.PathLike) -> list[str]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ValueError(f"vocab: the vocab file {path!r} is not valid UTF-8 (byte {e.start}); re-save it as UTF-8") from None
-    return sl.parse_vocab(text, source=f"vocab file {path!r}")
+    found = "tfds" if sl.is_tfds_vocab(text) else "t2t"
+    if compat is not None and sl.check_compat(compat) != found:
+        raise ValueError(f"compat: {compat!r}, but the vocab file {path!r} is in {found}'s format "
+                         f"({'has' if found == 'tfds' else 'lacks'} the {sl.TFDS_HEADER!r} header); pass compat={found!r} or None")
+    if found == "tfds":
+        return found, sl.parse_tfds_vocab(text, source=f"vocab file {path!r}")
+    return found, sl.parse_vocab(text, source=f"vocab file {path!r}")
 
 
 def _check_encodable(subtokens: list[str], alphabet: frozenset[str], source: str) -> None:
