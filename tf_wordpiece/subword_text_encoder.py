@@ -7,10 +7,14 @@ newline -> `\\<code point>;`) and ends with `_`, and escaped tokens are cut into
 the longest subtokens left to right. Every character of an escape is in the
 alphabet, so no id is ever unknown.
 
-Where tensor2tensor and `tfds.deprecated.text.SubwordTextEncoder` differ (tfds
-replaces the `\\<code point>;` escapes by a byte fallback, and more): see the
-table in `tf_wordpiece/subword_learner.py`, which learns both; this encoder runs
-tensor2tensor's. Invalid UTF-8 input is read as U+FFFD (so it does not round trip).
+`compat="tfds"` runs `tfds.deprecated.text.SubwordTextEncoder` instead (ids
+equal its `encode`, text its `decode`; UTF-8 byte ids after the subwords, id 0
+padding): see `subword_tfds.py`, and the table of differences in
+`subword_learner.py`, which learns both.
+
+Invalid UTF-8 input, both modes: each maximal invalid byte sequence is read as
+U+FFFD (as Python's `bytes.decode("utf-8", "replace")`), so such input does not
+round trip; valid UTF-8 never changes.
 
 >>> enc = SubwordTextEncoder.build_from_corpus(["the cat sat on the mat"] * 3, 40, verbose=False)
 >>> ids = enc.encode(tf.constant(["the bat sat", "x_y\\n"]))
@@ -45,13 +49,16 @@ class SubwordTextEncoder(tf.Module):
     """tensor2tensor's SubwordTextEncoder as a tf.Module: `encode`, `decode`, `vocab_size`.
 
     Args:
-      subtokens: the subtoken strings (id n is entry n), or the path of a
-        vocabulary file in `store_to_file`'s format (one quoted subtoken a line).
+      subtokens: the subtoken strings (t2t: id n is entry n; tfds: id n + 1),
+        or the path of a vocabulary file in `store_to_file`'s format (t2t: one
+        quoted subtoken a line; tfds: the same after tfds's two header lines).
+      compat: "t2t" (tensor2tensor) or "tfds" (tfds.deprecated.text); None:
+        "t2t" for a list, the file's format for a path.
 
     Signatures (traced at construction, so a SavedModel has them):
       encode(string [batch]) -> int64 RaggedTensor [batch, ids].
       decode(int64 [batch, ids], dense or ragged) -> string [batch]; ids outside
-        [0, vocab_size) decode to nothing, as in tensor2tensor.
+        [0, vocab_size) decode to nothing, as in tensor2tensor (tfds: 0 too).
       vocab_size() -> int32 scalar.
 
     >>> enc = SubwordTextEncoder.build_from_corpus(["hello world"] * 5, 40, verbose=False)
@@ -62,6 +69,9 @@ class SubwordTextEncoder(tf.Module):
     [[3, 2], [2, ...]]
     >>> enc.decode(ids).numpy().tolist()
     [b'hello world', b'world, hello']
+    >>> tfds_mode = SubwordTextEncoder(["hello_", "world"], compat="tfds")
+    >>> tfds_mode.encode(tf.constant(["hello world!"])).to_list()  # "!" is its byte: 1 + 2 + 33
+    [[1, 2, 36]]
     """
 
     def __init__(self, subtokens: Sequence[str] | str | os.PathLike, *, compat: str | None = None):

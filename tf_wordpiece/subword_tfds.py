@@ -25,7 +25,7 @@ those, except trailing zeros).
 >>> g = TfdsGraph(["hello_", "wor", "ld"])
 >>> ids = g.encode(tf.constant(["hello world", "a_b"]))
 >>> ids.to_list()
-[[1, 2, 3], [101, 100, 102]]
+[[1, 2, 3], [101, 99, 102]]
 >>> g.decode(ids).numpy().tolist()
 [b'hello world', b'a_b']
 """
