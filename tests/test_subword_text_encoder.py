@@ -256,3 +256,17 @@ def test_encode_rejects_ids_and_decode_rejects_strings(learned):
         learned.encode(tf.constant([1, 2]))
     with pytest.raises(TypeError, match="ids: expected integer ids"):
         learned.decode(tf.constant([["a"]]))
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(st.dictionaries(st.one_of(st.text(max_size=8), st.text(alphabet="ab\x00", min_size=60, max_size=70)),
+                       st.integers(1, 10**6), max_size=20))
+def test_prefix_counts_equal_the_plain_loop(weights):
+    """The NumPy prefix counting (exact per length; U+0000 and prefixes past 64 characters in Python)."""
+    expected: dict[str, int] = {}
+    for key, weight in weights.items():
+        for end in range(1, len(key) + 1):
+            expected[key[:end]] = expected.get(key[:end], 0) + weight
+    assert dict(sl.prefix_counts(weights)) == expected
+    no_nul = {k.replace("\x00", "c"): w for k, w in weights.items()}
+    assert sum(sl.prefix_counts(no_nul).values()) == sum(len(k) * w for k, w in no_nul.items())

@@ -218,6 +218,24 @@ def segment(token: str, vocab: Mapping[str, int] | set[str], max_length: int) ->
     return pieces
 
 
+def _boundaries(token: str, vocab: set[str], prefixes: set[str]) -> list[int]:
+    """Where `segment(token, vocab, ...)`'s pieces start; `prefixes` holds every prefix of every
+    vocabulary string, so the scan from each start stops as soon as no string can match."""
+    starts = []
+    start = 0
+    size = len(token)
+    while start < size:
+        starts.append(start)
+        best = start + 1  # no match: one character
+        end = start + 1
+        while end <= size and token[start:end] in prefixes:
+            if token[start:end] in vocab:
+                best = end
+            end += 1
+        start = best
+    return starts
+
+
 def encode_text(text: str, vocab: Sequence[str]) -> list[int]:
     """The pure-Python t2t encoder: text -> ids (the twin of the graph encoder)."""
     ids, alphabet, longest = _encoding_tables(tuple(vocab))
@@ -270,21 +288,24 @@ class _Learner:
             first_vocab = set(self.reserved)
         self._first_counts = self._count(first_vocab)
 
-    def _count(self, vocab: set[str]) -> collections.Counter:
-        """Counts of every substring that starts where a current subtoken starts."""
-        vocab = set(vocab) | ({TFDS_UNDERSCORE} if self.compat == "tfds" else set())
-        max_length = max([len(s) for s in vocab] + [1])
-        counts: collections.Counter = collections.Counter()
-        for token, count in self.tokens:
-            start = 0
-            for piece in segment(token, vocab, max_length):
-                stop = len(token) if self.longest is None else min(len(token), start + self.longest)
-                for end in range(start + 1, stop + 1):
-                    counts[token[start:end]] += count
-                start += len(piece)
-        return counts
+    def _count(self, vocab: set[str]) -> dict[str, int]:
+        """Counts of every substring that starts where a current subtoken starts.
 
-    def _select(self, counts: collections.Counter, min_count: int) -> list[str]:
+        Same counts as adding each token's count to every substring from each of
+        its subtoken boundaries, done faster: the (truncated) suffixes from the
+        boundaries are counted first, many tokens sharing them, then each
+        distinct suffix adds its count to its prefixes.
+        """
+        vocab = set(vocab) | ({TFDS_UNDERSCORE} if self.compat == "tfds" else set())
+        prefixes = {s[:end] for s in vocab for end in range(1, len(s) + 1)}
+        longest = self.longest
+        suffixes: dict[str, int] = collections.defaultdict(int)
+        for token, count in self.tokens:
+            for start in _boundaries(token, vocab, prefixes):
+                suffixes[token[start:] if longest is None else token[start : start + longest]] += count
+        return prefix_counts(suffixes)
+
+    def _select(self, counts: dict[str, int], min_count: int) -> list[str]:
         """Candidates with count >= min_count, longest first, each taking its count from its prefixes."""
         by_length = collections.defaultdict(list)
         for s, c in counts.items():
@@ -311,7 +332,7 @@ class _Learner:
         min_count = max(min_count, 1) if self.compat == "t2t" else min_count
         vocab: list[str] = []
         for i in range(self.iterations):
-            counts = collections.Counter(self._first_counts) if i == 0 else self._count(set(vocab))
+            counts = collections.defaultdict(int, self._first_counts) if i == 0 else self._count(set(vocab))
             vocab = self._select(counts, min_count)
         if self.compat == "tfds":
             vocab = [s for s in vocab if s]
@@ -322,6 +343,44 @@ class _Learner:
 
     def smallest_size(self) -> int:
         return len(self.alphabet) + len(self.reserved) if self.compat == "t2t" else 1 + len(self.reserved) + NUM_BYTES
+
+
+_VECTOR_WIDTH = 64  # prefixes up to this many characters are counted with NumPy, longer ones in Python
+
+
+def prefix_counts(weights: Mapping[str, int]) -> dict[str, int]:
+    """{p: the sum of weights[s] over the strings s that start with p}, for every non-empty prefix p.
+
+    Per prefix length, the prefixes are sorted and summed by NumPy (exact, no
+    hashing); only prefixes longer than 64 characters, or strings with U+0000
+    (NumPy drops trailing NULs), take the plain loop.
+
+    >>> sorted(prefix_counts({"ab": 2, "ac": 1, "b": 5}).items())
+    [('a', 3), ('ab', 2), ('ac', 1), ('b', 5)]
+    """
+    counts: dict[str, int] = collections.defaultdict(int)
+    keys = [k for k in weights if k]
+    if any("\x00" in k for k in keys):
+        for key in keys:
+            for end in range(1, len(key) + 1):
+                counts[key[:end]] += weights[key]
+        return counts
+    if not keys:
+        return counts
+    lengths = np.fromiter(map(len, keys), np.int64, len(keys))
+    values = np.fromiter((weights[k] for k in keys), np.float64, len(keys))
+    width = int(min(lengths.max(), _VECTOR_WIDTH))
+    table = np.array([k[:width] for k in keys], dtype=f"<U{width}").view(np.uint32).reshape(len(keys), width)
+    for length in range(1, width + 1):
+        rows = lengths >= length
+        prefixes = np.ascontiguousarray(table[rows, :length]).view(f"<U{length}").ravel()
+        unique, inverse = np.unique(prefixes, return_inverse=True)
+        sums = np.rint(np.bincount(inverse.ravel(), weights=values[rows], minlength=len(unique))).astype(np.int64)
+        counts.update(zip(unique.tolist(), sums.tolist()))
+    for key in keys:
+        for end in range(width + 1, len(key) + 1):
+            counts[key[:end]] += weights[key]
+    return counts
 
 
 def _check_reserved(reserved_tokens: Sequence[str], compat: str) -> list[str]:
