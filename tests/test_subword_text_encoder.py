@@ -157,12 +157,16 @@ def tfds_text():
     return tfds.deprecated.text
 
 
-def test_tfds_compat_learns_the_same_subwords_as_tfds(tfds_text, multilingual):
-    lines = multilingual[:1000]
-    peer = tfds_text.SubwordTextEncoder.build_from_corpus(iter(lines), 600)
-    ours = sl.build_to_target_size(sl.corpus_token_counts(lines, compat="tfds"), 600, compat="tfds", verbose=False)
-    assert ours == peer.subwords
-    assert 1 + len(ours) + sl.NUM_BYTES == peer.vocab_size
+@pytest.fixture(scope="module")
+def tfds_peer(tfds_text, multilingual):
+    """A vocabulary learned by tfds itself, on lines that include snake_case (so `\\&undsc` is a subword)."""
+    return tfds_text.SubwordTextEncoder.build_from_corpus(iter(multilingual[:1000]), 600)
+
+
+def test_tfds_compat_learns_the_same_subwords_as_tfds(tfds_peer, multilingual):
+    ours = sl.build_to_target_size(sl.corpus_token_counts(multilingual[:1000], compat="tfds"), 600, compat="tfds", verbose=False)
+    assert ours == tfds_peer.subwords
+    assert 1 + len(ours) + sl.NUM_BYTES == tfds_peer.vocab_size
 
 
 @pytest.mark.parametrize("text", ["Hello world, a_b", "x \\&undsc y", "a  b", "<EOS> z", "tab\there"])
@@ -252,3 +256,17 @@ def test_encode_rejects_ids_and_decode_rejects_strings(learned):
         learned.encode(tf.constant([1, 2]))
     with pytest.raises(TypeError, match="ids: expected integer ids"):
         learned.decode(tf.constant([["a"]]))
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(st.dictionaries(st.one_of(st.text(max_size=8), st.text(alphabet="ab\x00", min_size=60, max_size=70)),
+                       st.integers(1, 10**6), max_size=20))
+def test_prefix_counts_equal_the_plain_loop(weights):
+    """The NumPy prefix counting (exact per length; U+0000 and prefixes past 64 characters in Python)."""
+    expected: dict[str, int] = {}
+    for key, weight in weights.items():
+        for end in range(1, len(key) + 1):
+            expected[key[:end]] = expected.get(key[:end], 0) + weight
+    assert dict(sl.prefix_counts(weights)) == expected
+    no_nul = {k.replace("\x00", "c"): w for k, w in weights.items()}
+    assert sum(sl.prefix_counts(no_nul).values()) == sum(len(k) * w for k, w in no_nul.items())

@@ -149,6 +149,15 @@ def tfds_tokens(text: str, reserved_tokens: Sequence[str] = ()) -> list[str]:
     return prepared
 
 
+def is_mixed_alphanum(token: str) -> bool:
+    """tfds's test for a reserved token: more than one run of `\\w` / `\\W` characters.
+
+    >>> is_mixed_alphanum("<EOS>"), is_mixed_alphanum("abc"), is_mixed_alphanum("\\&undsc")
+    (True, False, True)
+    """
+    return len([p for p in re.split(r"(\W+)", token) if p]) > 1
+
+
 def corpus_token_counts(lines: Iterable[str], *, compat: str = "t2t", reserved_tokens: Sequence[str] = ()) -> collections.Counter:
     """Token counts over lines of text (t2t: raw tokens; tfds: prepared tokens)."""
     check_compat(compat)
@@ -209,6 +218,24 @@ def segment(token: str, vocab: Mapping[str, int] | set[str], max_length: int) ->
     return pieces
 
 
+def _boundaries(token: str, vocab: set[str], prefixes: set[str]) -> list[int]:
+    """Where `segment(token, vocab, ...)`'s pieces start; `prefixes` holds every prefix of every
+    vocabulary string, so the scan from each start stops as soon as no string can match."""
+    starts = []
+    start = 0
+    size = len(token)
+    while start < size:
+        starts.append(start)
+        best = start + 1  # no match: one character
+        end = start + 1
+        while end <= size and token[start:end] in prefixes:
+            if token[start:end] in vocab:
+                best = end
+            end += 1
+        start = best
+    return starts
+
+
 def encode_text(text: str, vocab: Sequence[str]) -> list[int]:
     """The pure-Python t2t encoder: text -> ids (the twin of the graph encoder)."""
     ids, alphabet, longest = _encoding_tables(tuple(vocab))
@@ -261,21 +288,24 @@ class _Learner:
             first_vocab = set(self.reserved)
         self._first_counts = self._count(first_vocab)
 
-    def _count(self, vocab: set[str]) -> collections.Counter:
-        """Counts of every substring that starts where a current subtoken starts."""
-        vocab = set(vocab) | ({TFDS_UNDERSCORE} if self.compat == "tfds" else set())
-        max_length = max([len(s) for s in vocab] + [1])
-        counts: collections.Counter = collections.Counter()
-        for token, count in self.tokens:
-            start = 0
-            for piece in segment(token, vocab, max_length):
-                stop = len(token) if self.longest is None else min(len(token), start + self.longest)
-                for end in range(start + 1, stop + 1):
-                    counts[token[start:end]] += count
-                start += len(piece)
-        return counts
+    def _count(self, vocab: set[str]) -> dict[str, int]:
+        """Counts of every substring that starts where a current subtoken starts.
 
-    def _select(self, counts: collections.Counter, min_count: int) -> list[str]:
+        Same counts as adding each token's count to every substring from each of
+        its subtoken boundaries, done faster: the (truncated) suffixes from the
+        boundaries are counted first, many tokens sharing them, then each
+        distinct suffix adds its count to its prefixes.
+        """
+        vocab = set(vocab) | ({TFDS_UNDERSCORE} if self.compat == "tfds" else set())
+        prefixes = {s[:end] for s in vocab for end in range(1, len(s) + 1)}
+        longest = self.longest
+        suffixes: dict[str, int] = collections.defaultdict(int)
+        for token, count in self.tokens:
+            for start in _boundaries(token, vocab, prefixes):
+                suffixes[token[start:] if longest is None else token[start : start + longest]] += count
+        return prefix_counts(suffixes)
+
+    def _select(self, counts: dict[str, int], min_count: int) -> list[str]:
         """Candidates with count >= min_count, longest first, each taking its count from its prefixes."""
         by_length = collections.defaultdict(list)
         for s, c in counts.items():
@@ -302,7 +332,7 @@ class _Learner:
         min_count = max(min_count, 1) if self.compat == "t2t" else min_count
         vocab: list[str] = []
         for i in range(self.iterations):
-            counts = collections.Counter(self._first_counts) if i == 0 else self._count(set(vocab))
+            counts = collections.defaultdict(int, self._first_counts) if i == 0 else self._count(set(vocab))
             vocab = self._select(counts, min_count)
         if self.compat == "tfds":
             vocab = [s for s in vocab if s]
@@ -315,12 +345,50 @@ class _Learner:
         return len(self.alphabet) + len(self.reserved) if self.compat == "t2t" else 1 + len(self.reserved) + NUM_BYTES
 
 
+_VECTOR_WIDTH = 64  # prefixes up to this many characters are counted with NumPy, longer ones in Python
+
+
+def prefix_counts(weights: Mapping[str, int]) -> dict[str, int]:
+    """{p: the sum of weights[s] over the strings s that start with p}, for every non-empty prefix p.
+
+    Per prefix length, the prefixes are sorted and summed by NumPy (exact, no
+    hashing); only prefixes longer than 64 characters, or strings with U+0000
+    (NumPy drops trailing NULs), take the plain loop.
+
+    >>> sorted(prefix_counts({"ab": 2, "ac": 1, "b": 5}).items())
+    [('a', 3), ('ab', 2), ('ac', 1), ('b', 5)]
+    """
+    counts: dict[str, int] = collections.defaultdict(int)
+    keys = [k for k in weights if k]
+    if any("\x00" in k for k in keys):
+        for key in keys:
+            for end in range(1, len(key) + 1):
+                counts[key[:end]] += weights[key]
+        return counts
+    if not keys:
+        return counts
+    lengths = np.fromiter(map(len, keys), np.int64, len(keys))
+    values = np.fromiter((weights[k] for k in keys), np.float64, len(keys))
+    width = int(min(lengths.max(), _VECTOR_WIDTH))
+    table = np.array([k[:width] for k in keys], dtype=f"<U{width}").view(np.uint32).reshape(len(keys), width)
+    for length in range(1, width + 1):
+        rows = lengths >= length
+        prefixes = np.ascontiguousarray(table[rows, :length]).view(f"<U{length}").ravel()
+        unique, inverse = np.unique(prefixes, return_inverse=True)
+        sums = np.rint(np.bincount(inverse.ravel(), weights=values[rows], minlength=len(unique))).astype(np.int64)
+        counts.update(zip(unique.tolist(), sums.tolist()))
+    for key in keys:
+        for end in range(width + 1, len(key) + 1):
+            counts[key[:end]] += weights[key]
+    return counts
+
+
 def _check_reserved(reserved_tokens: Sequence[str], compat: str) -> list[str]:
     reserved = list(reserved_tokens)
     if compat == "t2t" and reserved[: len(RESERVED_TOKENS)] != list(RESERVED_TOKENS):
         raise ValueError(f"reserved_tokens: {reserved} must start with {list(RESERVED_TOKENS)} (tensor2tensor's ids 0 and 1)")
     if compat == "tfds":
-        bad = [t for t in reserved if t.endswith("_") or len([p for p in re.split(r"(\W+)", t) if p]) < 2]
+        bad = [t for t in reserved if t.endswith("_") or not is_mixed_alphanum(t)]
         if bad:
             raise ValueError(f"reserved_tokens: {bad} must mix alphanumeric and other characters and not end in '_' (like '<EOS>')")
     return reserved
@@ -443,3 +511,47 @@ def parse_vocab(text: str, *, source: str) -> list[str]:
     if not any(subtokens):
         raise ValueError(f"vocab: the {source} has no subtokens; pass a file written by store_to_file")
     return subtokens
+
+
+TFDS_HEADER = "### SubwordTextEncoder"
+TFDS_METADATA = "### Metadata: "
+
+
+def is_tfds_vocab(text: str) -> bool:
+    """Whether a vocabulary file's text starts with tfds's header line."""
+    return text.split("\n", 1)[0] == TFDS_HEADER
+
+
+def format_tfds_vocab(subwords: Sequence[str]) -> str:
+    """tfds's `save_to_file` format: a header, a metadata line, then one subword a line in single quotes.
+
+    >>> format_tfds_vocab(["ab", "c_"])
+    "### SubwordTextEncoder\\n### Metadata: {}\\n'ab'\\n'c_'\\n"
+    """
+    bad = [s for s in subwords if "\n" in s]
+    if bad:
+        raise ValueError(f"subwords: {bad[:3]} contain a newline, which tfds's file format cannot hold "
+                         "(lines end at newlines); store them in the t2t format or learn from lines without newlines")
+    lines = [TFDS_HEADER, TFDS_METADATA + "{}", *(f"'{s}'" for s in subwords)]
+    return "\n".join(lines) + "\n"
+
+
+def parse_tfds_vocab(text: str, *, source: str) -> list[str]:
+    """tfds's `load_from_file` reading: after the header and the metadata, each line without its wrapping quotes.
+
+    Empty subwords are dropped (tfds drops them when it builds the encoder); no
+    subwords at all is valid (every character is then written as bytes).
+    """
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    if not lines or lines[0] != TFDS_HEADER:
+        raise ValueError(f"vocab: the {source} does not start with {TFDS_HEADER!r}; pass a file written by save_to_file")
+    if len(lines) < 2 or not lines[1].startswith(TFDS_METADATA):
+        raise ValueError(f"vocab: the {source} has no {TFDS_METADATA.strip()!r} line after its header; "
+                         "pass a file written by tfds's save_to_file")
+    unquoted = [i for i, line in enumerate(lines[2:], start=3) if len(line) < 2 or line[0] != "'" or line[-1] != "'"]
+    if unquoted:
+        raise ValueError(f"vocab: line {unquoted[0]} of the {source} is not a subword in single quotes: "
+                         f"{lines[unquoted[0] - 1]!r}; pass a file written by save_to_file")
+    return [line[1:-1] for line in lines[2:] if line[1:-1]]

@@ -7,10 +7,14 @@ newline -> `\\<code point>;`) and ends with `_`, and escaped tokens are cut into
 the longest subtokens left to right. Every character of an escape is in the
 alphabet, so no id is ever unknown.
 
-Where tensor2tensor and `tfds.deprecated.text.SubwordTextEncoder` differ (tfds
-replaces the `\\<code point>;` escapes by a byte fallback, and more): see the
-table in `tf_wordpiece/subword_learner.py`, which learns both; this encoder runs
-tensor2tensor's. Invalid UTF-8 input is read as U+FFFD (so it does not round trip).
+`compat="tfds"` runs `tfds.deprecated.text.SubwordTextEncoder` instead (ids
+equal its `encode`, text its `decode`; UTF-8 byte ids after the subwords, id 0
+padding): see `subword_tfds.py`, and the table of differences in
+`subword_learner.py`, which learns both.
+
+Invalid UTF-8 input, both modes: each maximal invalid byte sequence is read as
+U+FFFD (as Python's `bytes.decode("utf-8", "replace")`), so such input does not
+round trip; valid UTF-8 never changes.
 
 >>> enc = SubwordTextEncoder.build_from_corpus(["the cat sat on the mat"] * 3, 40, verbose=False)
 >>> ids = enc.encode(tf.constant(["the bat sat", "x_y\\n"]))
@@ -29,10 +33,12 @@ from typing import Iterable, Sequence
 import numpy as np
 import tensorflow as tf
 
+from tf_wordpiece import subword_graph as sg
 from tf_wordpiece import subword_learner as sl
+from tf_wordpiece.subword_tfds import TfdsGraph
 from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.files import write_text_atomically
-from tf_wordpiece.shapes import as_strings, rows_of_values
+from tf_wordpiece.shapes import as_strings
 
 STRING_BATCH = tf.TensorSpec([None], tf.string)
 _BACKSLASH, _UNDERSCORE, _SEMICOLON, _LOWER_U, _NEWLINE = 92, 95, 59, 117, 10
@@ -43,13 +49,16 @@ class SubwordTextEncoder(tf.Module):
     """tensor2tensor's SubwordTextEncoder as a tf.Module: `encode`, `decode`, `vocab_size`.
 
     Args:
-      subtokens: the subtoken strings (id n is entry n), or the path of a
-        vocabulary file in `store_to_file`'s format (one quoted subtoken a line).
+      subtokens: the subtoken strings (t2t: id n is entry n; tfds: id n + 1),
+        or the path of a vocabulary file in `store_to_file`'s format (t2t: one
+        quoted subtoken a line; tfds: the same after tfds's two header lines).
+      compat: "t2t" (tensor2tensor) or "tfds" (tfds.deprecated.text); None:
+        "t2t" for a list, the file's format for a path.
 
     Signatures (traced at construction, so a SavedModel has them):
       encode(string [batch]) -> int64 RaggedTensor [batch, ids].
       decode(int64 [batch, ids], dense or ragged) -> string [batch]; ids outside
-        [0, vocab_size) decode to nothing, as in tensor2tensor.
+        [0, vocab_size) decode to nothing, as in tensor2tensor (tfds: 0 too).
       vocab_size() -> int32 scalar.
 
     >>> enc = SubwordTextEncoder.build_from_corpus(["hello world"] * 5, 40, verbose=False)
@@ -60,16 +69,32 @@ class SubwordTextEncoder(tf.Module):
     [[3, 2], [2, ...]]
     >>> enc.decode(ids).numpy().tolist()
     [b'hello world', b'world, hello']
+    >>> tfds_mode = SubwordTextEncoder(["hello_", "world"], compat="tfds")
+    >>> tfds_mode.encode(tf.constant(["hello world!"])).to_list()  # "!" is its byte: 1 + 2 + 33
+    [[1, 2, 36]]
     """
 
-    def __init__(self, subtokens: Sequence[str] | str | os.PathLike):
+    def __init__(self, subtokens: Sequence[str] | str | os.PathLike, *, compat: str | None = None):
         super().__init__()
         if isinstance(subtokens, (str, os.PathLike)):
             self.source = f"vocab file {os.fspath(subtokens)!r}"
-            subtokens = _read_vocab(subtokens)
+            compat, subtokens = _read_vocab(subtokens, compat)
         else:
             self.source = "subtoken list"
-            subtokens = _checked_list(subtokens)
+            compat = sl.check_compat("t2t" if compat is None else compat)
+            subtokens = _checked_list(subtokens, allow_empty=compat == "tfds")
+        self.compat = compat
+        if compat == "tfds":
+            self._tfds = TfdsGraph(subtokens)
+            self.subtokens = self._tfds.subwords
+        else:
+            self._init_t2t(subtokens)
+        self.encode.get_concrete_function(STRING_BATCH)
+        self.decode.get_concrete_function(tf.TensorSpec([None, None], tf.int64))
+        self.decode.get_concrete_function(tf.RaggedTensorSpec([None, None], tf.int64))
+        self.vocab_size.get_concrete_function()
+
+    def _init_t2t(self, subtokens: list[str]) -> None:
         self.subtokens = subtokens
         self.alphabet = sl.alphabet_of(subtokens)
         _check_encodable(subtokens, self.alphabet, self.source)
@@ -81,40 +106,45 @@ class SubwordTextEncoder(tf.Module):
         self._strings = tf.constant(subtokens)
         self._alnum = ut.CodePointLookup(sl.alnum_table("t2t"))
         self._kind = ut.CodePointLookup(_escape_kinds(self.alphabet))
-        self._longest_from = ut.CodePointLookup(_longest_subtoken_from(ids))
-
-        self.encode.get_concrete_function(STRING_BATCH)
-        self.decode.get_concrete_function(tf.TensorSpec([None, None], tf.int64))
-        self.decode.get_concrete_function(tf.RaggedTensorSpec([None, None], tf.int64))
-        self.vocab_size.get_concrete_function()
+        self._longest_from = ut.CodePointLookup(sg.longest_key_from(ids))
 
     @classmethod
-    def build_from_corpus(cls, lines: Iterable[str], target_vocab_size: int, *, max_subtoken_length: int | None = None,
-                          reserved_tokens: Sequence[str] = sl.RESERVED_TOKENS, min_val: int = 1, max_val: int = 1000,
-                          num_iterations: int = 4, verbose: bool = True) -> "SubwordTextEncoder":
-        """Learns a vocabulary of about `target_vocab_size` subtokens from lines of text (t2t's
-        `build_from_generator`); see `subword_learner.build_to_target_size`."""
-        counts = sl.corpus_token_counts(lines)
+    def build_from_corpus(cls, lines: Iterable[str], target_vocab_size: int, *, compat: str = "t2t",
+                          max_subtoken_length: int | None = None, reserved_tokens: Sequence[str] | None = None,
+                          min_val: int | None = None, max_val: int | None = None, num_iterations: int = 4,
+                          verbose: bool = True) -> "SubwordTextEncoder":
+        """Learns a vocabulary of about `target_vocab_size` ids from lines of text (t2t's
+        `build_from_generator`, or tfds's `build_from_corpus` with `compat="tfds"`, whose
+        subwords it equals); see `subword_learner.build_to_target_size` for the defaults."""
+        reserved = reserved_tokens
+        if reserved is None and compat == "tfds":
+            reserved = ()
+        counts = sl.corpus_token_counts(lines, compat=compat, reserved_tokens=reserved or ())
         subtokens = sl.build_to_target_size(
-            counts, target_vocab_size, min_val=min_val, max_val=max_val, num_iterations=num_iterations,
-            max_subtoken_length=max_subtoken_length, reserved_tokens=reserved_tokens, verbose=verbose,
+            counts, target_vocab_size, compat=compat, min_val=min_val, max_val=max_val, num_iterations=num_iterations,
+            max_subtoken_length=max_subtoken_length, reserved_tokens=reserved, verbose=verbose,
         )
-        return cls(subtokens)
+        return cls(subtokens, compat=compat)
 
     @classmethod
-    def load_from_file(cls, path: str | os.PathLike) -> "SubwordTextEncoder":
-        """Reads a vocabulary file written by `store_to_file` (or by tensor2tensor)."""
-        return cls(path)
+    def load_from_file(cls, path: str | os.PathLike, *, compat: str | None = None) -> "SubwordTextEncoder":
+        """Reads a vocabulary file written by `store_to_file`, by tensor2tensor, or by tfds's
+        `save_to_file(prefix)` (the file `prefix + ".subwords"`; its header selects `compat="tfds"`)."""
+        return cls(path, compat=compat)
 
     def store_to_file(self, path: str | os.PathLike) -> None:
-        """Writes one quoted subtoken a line (tensor2tensor's format), atomically."""
-        write_text_atomically(path, sl.format_vocab(self.subtokens), what="path")
+        """Writes the vocabulary atomically: t2t, one quoted subtoken a line; tfds, its
+        header and metadata lines first (name the file `prefix + ".subwords"` for tfds's loader)."""
+        text = sl.format_tfds_vocab(self.subtokens) if self.compat == "tfds" else sl.format_vocab(self.subtokens)
+        write_text_atomically(path, text, what="path")
 
     @tf.function
     def encode(self, strings):
         strings = as_strings(strings, "strings")
         if strings.shape.rank != 1:
             raise ValueError(f"strings: expected a [batch] vector of strings, got shape {strings.shape}")
+        if self.compat == "tfds":
+            return self._tfds.encode(tf.strings.unicode_transcode(strings, "UTF-8", "UTF-8", errors="replace"))
         tokens = self._escaped_tokens(strings)  # ragged [batch, tokens]
         unique, index = tf.unique(tokens.flat_values)
         pieces = self._longest_matches(unique)  # ragged [unique, pieces]
@@ -127,6 +157,8 @@ class SubwordTextEncoder(tf.Module):
             ids = tf.RaggedTensor.from_tensor(tf.convert_to_tensor(ids))
         if not ids.dtype.is_integer or ids.shape.rank != 2:
             raise TypeError(f"ids: expected integer ids [batch, ids], got {ids.dtype.name} of rank {ids.shape.rank}")
+        if self.compat == "tfds":
+            return self._tfds.decode(ids)
         values = tf.cast(ids.flat_values, tf.int64)
         valid = (values >= 0) & (values < tf.size(self._strings, out_type=tf.int64))
         strings = tf.where(valid, tf.gather(self._strings, tf.where(valid, values, 0)), "")
@@ -137,6 +169,8 @@ class SubwordTextEncoder(tf.Module):
 
     @tf.function(input_signature=[])
     def vocab_size(self):
+        if self.compat == "tfds":
+            return tf.constant(self._tfds.vocab_size, tf.int32)
         return tf.size(self._strings)
 
     def _escaped_tokens(self, strings: tf.Tensor) -> tf.RaggedTensor:
@@ -171,34 +205,11 @@ class SubwordTextEncoder(tf.Module):
         )
 
     def _longest_matches(self, tokens: tf.Tensor) -> tf.RaggedTensor:
-        """Escaped tokens [u] -> ids [u, pieces]: longest subtoken first, left to right.
-
-        Every candidate (start, length up to the longest subtoken that starts
-        with that character) is looked up in one batch; then each token follows
-        its chain of longest matches from its first character.
-        """
-        joined = tf.strings.reduce_join(tokens)
-        cps, byte_at = tf.strings.unicode_decode_with_offsets(tf.strings.join([joined, "\x00"]), "UTF-8")
-        byte_at = tf.cast(byte_at, tf.int32)
-        n_chars = tf.strings.length(tokens, unit="UTF8_CHAR")
-        size = tf.reduce_sum(n_chars)
-        token_first = tf.cumsum(n_chars, exclusive=True)
-        char_token = rows_of_values(token_first, size)
-        position = tf.range(size)
-        remaining = tf.gather(token_first + n_chars, char_token) - position
-        count = tf.minimum(remaining, self._longest_from(cps[:-1]))
-        first_cand = tf.cumsum(count, exclusive=True)
-        num_cands = tf.reduce_sum(count)
-        cand_char = rows_of_values(first_cand, num_cands)
-        cand_length = tf.range(num_cands) - tf.gather(first_cand, cand_char) + 1
-        begin = tf.gather(byte_at, cand_char)
-        end = tf.gather(byte_at, cand_char + cand_length)
-        cand_id = self._table.lookup(tf.strings.substr(joined, begin, end - begin))
-        best = tf.math.unsorted_segment_max(tf.where(cand_id >= 0, cand_length, 0), cand_char, size)
-        best_id = tf.gather(cand_id, first_cand + best - 1)  # every character is a subtoken: best >= 1
-        on_path = _follow(position + best, token_first, size, tf.reduce_max(tf.concat([n_chars, [0]], 0)))
+        """Escaped tokens [u] -> ids [u, pieces]: longest subtoken first, left to right
+        (every character is a subtoken, so every piece has an id)."""
+        m = sg.longest_match(tokens, self._table, self._longest_from)
         return tf.RaggedTensor.from_value_rowids(
-            tf.boolean_mask(best_id, on_path), tf.cast(tf.boolean_mask(char_token, on_path), tf.int64),
+            tf.boolean_mask(m.ids, m.on_path), tf.cast(tf.boolean_mask(m.string, m.on_path), tf.int64),
             nrows=tf.cast(tf.size(tokens), tf.int64),
         )
 
@@ -231,7 +242,7 @@ class SubwordTextEncoder(tf.Module):
         from_number = tf.where(number <= _MAX_CODE_POINT, tf.cast(number, tf.int32), ord(sl.UNDEFINED_CHARACTER))
         out = tf.where(numbered, from_number, tf.where(pair & (following == _LOWER_U), _UNDERSCORE, cps))
 
-        on_path = _follow(position + step, tf.cast(chars.row_starts(), tf.int32), size,
+        on_path = sg.follow(position + step, tf.cast(chars.row_starts(), tf.int32), size,
                           tf.reduce_max(tf.concat([tf.cast(chars.row_lengths(), tf.int32), [0]], 0)))
         kept = tf.ragged.boolean_mask(chars.with_flat_values(out), chars.with_flat_values(on_path))
         return tf.strings.unicode_encode(kept, "UTF-8", errors="replace")
@@ -248,24 +259,6 @@ class SubwordTextEncoder(tf.Module):
         return tf.strings.reduce_join(tokens.with_flat_values(words), axis=1)
 
 
-def _follow(jump: tf.Tensor, starts: tf.Tensor, size: tf.Tensor, longest: tf.Tensor) -> tf.Tensor:
-    """bool [size]: positions on the chain start -> jump[start] -> ... of each segment.
-
-    A segment's end is the next one's start (or `size`, a node that jumps to
-    itself), so chains never cross. Pointer doubling: log2(longest) rounds.
-    """
-    jump = tf.concat([jump, [size]], 0)
-    reached = tf.scatter_nd(starts[:, None], tf.ones_like(starts), [size + 1]) > 0
-
-    def double(reached, jump):
-        hops = tf.math.unsorted_segment_max(tf.cast(reached, tf.int32), jump, size + 1) > 0
-        return [reached | hops, tf.gather(jump, jump)]
-
-    rounds = tf.cast(tf.math.ceil(tf.math.log(tf.cast(longest, tf.float32) + 1.0) / tf.math.log(2.0)), tf.int32)
-    reached, _ = tf.while_loop(lambda r, j: True, double, [reached, jump], maximum_iterations=rounds + 1)
-    return reached[:-1]
-
-
 def _escape_kinds(alphabet: frozenset[str]) -> np.ndarray:
     """Per code point: 0 written as is, 1 `\\<code point>;`, 2 `\\\\`, 3 `\\u`."""
     kinds = np.ones(ut.NUM_CODE_POINTS, np.int32)
@@ -276,26 +269,19 @@ def _escape_kinds(alphabet: frozenset[str]) -> np.ndarray:
     return kinds
 
 
-def _longest_subtoken_from(ids: dict[str, int]) -> np.ndarray:
-    """Per code point: the longest subtoken (in characters) that starts with it."""
-    longest = np.zeros(ut.NUM_CODE_POINTS, np.int64)
-    for s in ids:
-        longest[ord(s[0])] = max(longest[ord(s[0])], len(s))
-    return longest
-
-
-def _checked_list(subtokens) -> list[str]:
+def _checked_list(subtokens, *, allow_empty: bool) -> list[str]:
     if isinstance(subtokens, (bytes, bytearray)) or not isinstance(subtokens, Sequence):
         raise TypeError(f"subtokens: expected a list of str or a vocabulary file path, got {type(subtokens).__name__}")
     bad = [s for s in subtokens if not isinstance(s, str)]
     if bad:
         raise TypeError(f"subtokens: every subtoken must be a str, got {bad[0]!r} ({type(bad[0]).__name__})")
-    if not any(subtokens):
+    if not any(subtokens) and not allow_empty:
         raise ValueError("subtokens: empty; learn a vocabulary (SubwordTextEncoder.build_from_corpus) or load one")
     return list(subtokens)
 
 
-def _read_vocab(path: str | os.PathLike) -> list[str]:
+def _read_vocab(path: str | os.PathLike, compat: str | None) -> tuple[str, list[str]]:
+    """(compat, subtokens) of a vocabulary file; tfds's header line means compat "tfds"."""
     path = os.fspath(path)
     try:
         data = pathlib.Path(path).read_bytes()
@@ -305,7 +291,13 @@ def _read_vocab(path: str | os.PathLike) -> list[str]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ValueError(f"vocab: the vocab file {path!r} is not valid UTF-8 (byte {e.start}); re-save it as UTF-8") from None
-    return sl.parse_vocab(text, source=f"vocab file {path!r}")
+    found = "tfds" if sl.is_tfds_vocab(text) else "t2t"
+    if compat is not None and sl.check_compat(compat) != found:
+        raise ValueError(f"compat: {compat!r}, but the vocab file {path!r} is in {found}'s format "
+                         f"({'has' if found == 'tfds' else 'lacks'} the {sl.TFDS_HEADER!r} header); pass compat={found!r} or None")
+    if found == "tfds":
+        return found, sl.parse_tfds_vocab(text, source=f"vocab file {path!r}")
+    return found, sl.parse_vocab(text, source=f"vocab file {path!r}")
 
 
 def _check_encodable(subtokens: list[str], alphabet: frozenset[str], source: str) -> None:
