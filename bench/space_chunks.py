@@ -1,10 +1,9 @@
 """The chunk path's gain: BertTokenizer with and without tokenizing each distinct space-separated chunk once.
 
-    python bench/space_chunks.py [--batch 1000] [--repeats 12] [--shards 4]
+    python bench/space_chunks.py [--batch 1000] [--repeats 12]
 
 Each batch runs through every contender in turn (tensorflow_text.BertTokenizer,
-then ours in both compat modes on whole strings, on distinct chunks, and on
-distinct chunks with known chunks found by lookups alone), so that a busy
+then ours with the chunk path off and on, both compat modes), so that a busy
 machine slows them alike; prints the best total over `repeats` passes of
 each corpus and the ratio to tensorflow_text. Ids are checked equal first.
 """
@@ -32,21 +31,15 @@ bench_tokenize = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench_tokenize)
 
 
-PATHS = ("whole strings", "chunks", "chunks + known")
-
-
-def contenders(shards: int) -> dict:
+def contenders() -> dict:
     spec = [tf.TensorSpec([None], tf.string)]
     flat = lambda tok: tf.function(lambda s: tok.tokenize(s).flat_values, input_signature=spec)  # noqa: E731
     run = {"tensorflow_text.BertTokenizer": flat(text.BertTokenizer(str(bench_tokenize.VOCAB), lower_case=True))}
     for compat in ("tf_text", "hf"):
-        for path in PATHS:
-            tok = twp.BertTokenizer(str(bench_tokenize.VOCAB), lower_case=True, compat=compat, parallel_shards=shards)
-            # Private switches: each shortcut falls back to the path before it.
-            tok._by_chunks = path != "whole strings"
-            if path != "chunks + known":
-                tok._known_chunks = None
-            run[f"tf_wordpiece (compat={compat}, {path})"] = flat(tok)
+        for chunks in (False, True):
+            tok = twp.BertTokenizer(str(bench_tokenize.VOCAB), lower_case=True, compat=compat)
+            tok._by_chunks = chunks  # private switch: the whole-string path is the fallback
+            run[f"tf_wordpiece (compat={compat}, chunks {'on' if chunks else 'off'})"] = flat(tok)
     return run
 
 
@@ -54,17 +47,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=12)
-    parser.add_argument("--shards", type=int, default=4, help="BertTokenizer's parallel_shards")
     args = parser.parse_args()
-    run = contenders(args.shards)
+    run = contenders()
     print("| corpus | tokenizer | seconds | vs tensorflow_text.BertTokenizer |\n|---|---|---|---|")
     for corpus, lines in bench_tokenize.corpora().items():
         batches = [[s.encode("utf-8") for s in lines[i : i + args.batch]] for i in range(0, len(lines), args.batch)]
         for batch in batches:
             for compat in ("tf_text", "hf"):
-                whole, *others = (run[f"tf_wordpiece (compat={compat}, {path})"](batch).numpy() for path in PATHS)
-                if not all(np.array_equal(whole, ids) for ids in others):
-                    raise SystemExit(f"compat={compat}: a shortcut changes ids")
+                on, off = (run[f"tf_wordpiece (compat={compat}, chunks {m})"](batch).numpy() for m in ("on", "off"))
+                if not np.array_equal(on, off):
+                    raise SystemExit(f"compat={compat}: the chunk path changes ids")
         best = dict.fromkeys(run, float("inf"))
         for _ in tqdm(range(args.repeats), desc=f"timing {corpus}", leave=False):
             total = dict.fromkeys(run, 0.0)
@@ -76,7 +68,7 @@ def main() -> None:
             best = {name: min(best[name], total[name]) for name in run}
         for name, seconds in best.items():
             print(f"| {corpus} | {name} | {seconds:.3f} | {best['tensorflow_text.BertTokenizer'] / seconds:.2f}x |")
-    print(f"\nbatch {args.batch}, best of {args.repeats} interleaved passes, parallel_shards={args.shards}")
+    print(f"\nbatch {args.batch}, best of {args.repeats} interleaved passes")
 
 
 if __name__ == "__main__":

@@ -165,10 +165,6 @@ class BertTokenizer(tf.Module):
         # Whether each distinct space-separated chunk of a batch can be tokenized once (exact; see space_chunks).
         self._by_chunks = space_chunks.words_never_span_spaces(self.basic_tokenizer) and (
             offsets == "original" or not self.added_tokens)
-        word_limits = [self.wordpiece_tokenizer.max_bytes_per_word, self.wordpiece_tokenizer.max_chars_per_word]
-        self._known_chunks = space_chunks.KnownChunks.of(
-            self.basic_tokenizer, self.vocab, limit=min(n for n in word_limits + [2**31 - 1] if n is not None)
-        ) if self._by_chunks else None
         self.post_processor = post_processor if post_processor is not None else self._bert_template()
         self.decoder = WordPieceDecoder(suffix_indicator, True) if decoder is _DEFAULT else decoder
         self._decode_tokens, self._decode_special = self._decode_tables()
@@ -353,40 +349,13 @@ class BertTokenizer(tf.Module):
             return self._tokenize_in_shards(flat)
         # Each distinct chunk once, over the whole batch (more repeats than per shard).
         chunks = space_chunks.cut_at_spaces(flat)
-        if self._known_chunks is None:
-            outputs = self._tokenize_in_shards(chunks.unique)
-            lengths = self._normalized_lengths(chunks.unique)
+        outputs = self._tokenize_in_shards(chunks.unique)
+        if self.offsets == "original":
+            lengths = tf.strings.length(chunks.unique)
         else:
-            # Known chunks (most English ones) skip everything but lookups.
-            known_at, ids, begin, end = self._known_chunks.find(chunks.unique)
-            is_known = tf.scatter_nd(known_at[:, None], tf.ones_like(known_at, tf.bool), tf.shape(chunks.unique, tf.int64))
-            other_at = tf.reshape(tf.where(~is_known), [-1])
-            other_chunks = tf.gather(chunks.unique, other_at)
-            known_outputs = _words_of_one_piece(ids, begin, end)
-            known_outputs = (self.wordpiece_tokenizer.to_output_type(known_outputs[0]), *known_outputs[1:])
-            outputs = tuple(tf.concat(parts, axis=0) for parts in zip(known_outputs, self._tokenize_in_shards(other_chunks)))
-            # Known chunks are ASCII that keeps its length when normalized.
-            lengths = tf.concat([end[:, 2], tf.cast(self._normalized_lengths(other_chunks), tf.int64)], 0)
-            # Chunk i's outputs are now at position_of[i].
-            order = tf.concat([known_at, other_at], 0)
-            position_of = tf.scatter_nd(order[:, None], tf.range(tf.size(order, out_type=tf.int64)), tf.shape(order, tf.int64))
-            chunks = chunks._replace(occurrence=tf.gather(position_of, chunks.occurrence))
+            lengths = space_chunks.normalized_lengths(chunks.unique, self.basic_tokenizer)
         lengths = tf.gather(tf.cast(lengths, tf.int64), chunks.occurrence)
         return space_chunks.scatter_to_chunks(outputs, chunks, space_chunks.chunk_starts(lengths, chunks.row_splits))
-
-    def _normalized_lengths(self, chunks: tf.Tensor) -> tf.Tensor:
-        """Byte length of each chunk [c] in the string that offsets point into."""
-        if self.offsets == "original":
-            return tf.strings.length(chunks)
-        return space_chunks.normalized_lengths(chunks, self.basic_tokenizer)
-
-    def _unknown_end_quirk(self, begin: tf.RaggedTensor, end: tf.RaggedTensor, too_long: tf.Tensor) -> tf.RaggedTensor:
-        """With normalized offsets, a too-long word's [UNK] ends len("[UNK]") past its start, as in tensorflow_text."""
-        if self.offsets != "normalized":
-            return end
-        unknown_length = len(self.wordpiece_tokenizer.unknown_token.encode("utf-8"))
-        too_long = tf.gather(too_long, end.value_rowids())
-        return end.with_flat_values(tf.where(too_long, begin.flat_values + unknown_length, end.flat_values))
 
     def _tokenize_in_shards(self, flat: tf.Tensor) -> tuple:
         shards = 1 if tf.executing_eagerly() else self.parallel_shards
@@ -411,7 +380,11 @@ class BertTokenizer(tf.Module):
             char_begin, char_end = words.normalized_begin, words.normalized_end
         begin = gather_in_rows(char_begin, pieces.begin)
         end = gather_in_rows(char_end, pieces.end - 1)
-        end = self._unknown_end_quirk(begin, end, pieces.too_long)
+        if self.offsets == "normalized":
+            # tensorflow_text ends a too-long word's [UNK] at len(unknown_token) past its start.
+            unknown_length = len(self.wordpiece_tokenizer.unknown_token.encode("utf-8"))
+            too_long = tf.gather(pieces.too_long, end.value_rowids())
+            end = end.with_flat_values(tf.where(too_long, begin.flat_values + unknown_length, end.flat_values))
         ids = self.wordpiece_tokenizer.to_output_type(pieces.ids)
         nrows = tf.size(flat, out_type=tf.int64)
         return tuple(tf.RaggedTensor.from_value_rowids(t, words.row, nrows=nrows, validate=False) for t in (ids, begin, end))
@@ -419,15 +392,6 @@ class BertTokenizer(tf.Module):
     def detokenize(self, token_ids) -> tf.RaggedTensor:
         """ids [..., pieces] (or [..., words, pieces]) -> words [..., words], like tensorflow_text."""
         return self.wordpiece_tokenizer.detokenize(token_ids)
-
-
-def _words_of_one_piece(ids: tf.Tensor, begin: tf.Tensor, end: tf.Tensor) -> tuple:
-    """Up to 3 words of one piece per chunk: ids [c, 3] (-1: no word) and offsets [c, 3] -> ragged [c, words, 1]."""
-    present = ids >= 0
-    word_splits = tf.concat([[0], tf.cumsum(tf.reduce_sum(tf.cast(present, tf.int64), axis=1))], 0)
-    piece_splits = tf.range(word_splits[-1] + 1)
-    return tuple(tf.RaggedTensor.from_nested_row_splits(tf.boolean_mask(t, present), [word_splits, piece_splits], validate=False)
-                 for t in (ids, begin, end))
 
 
 def _as_batch(values, name: str) -> tuple[tf.Tensor, bool]:
