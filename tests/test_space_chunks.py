@@ -21,6 +21,9 @@ EDGE = [
     "", " ", "   ", " the", "the ", "the  the   the", " ß İ ﬁ ", "ß  İ\tﬁ", " \u0301e \u0301", "e\u0301 \u0301 \u0301\u0301",
     "a\u00a0b the\tcat", "[unused1] [ unused1 ] x[unused1]", "İstanbul the İ", "x" * 150 + " the " + "y" * 150,
     "ß" * 60 + "  ß", "日本 語 the", "\x00 \u200b the", "the. (the) the,",
+    "Hello, World! (it) \"quoted\" x,, ,. ., , ( ) Hi!? (Hi)) ((hi unaffable. A1b2",
+    "[CLS] [CLS], a[CLS] [SEP]. [unused12] [UNUSED12] (unused1) [unused1 the's don't",
+    "e\u0301, é. é (é) ,é ß, ǅ, \x7f, a\x00 \x00 ~ `the` #1 ##the",
 ]
 INVALID = [b"\xc3 \xe2\x82 a\xf0 \xff", b" \xc3", b"\xe2\x82 ", b"the \xf0\x9f\x98 the", b"  \xed\xa0\x80  the"]
 # One word in many rows, at different byte offsets in each.
