@@ -145,3 +145,22 @@ def test_contract(tmp_path):
 def test_bad_algorithm():
     with pytest.raises(ValueError, match="algorithm: expected one of .*'maxmatch'.* got 'fast'"):
         WordpieceTokenizer(["[UNK]"], algorithm="fast")
+
+
+def test_algorithm_reaches_every_way_to_build_a_tokenizer(tmp_path):
+    """The exported module and tokenizer.json tokenizers take `algorithm` and keep their ids."""
+    from conftest import TOKENIZER_JSON
+
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[START]", "[END]", "un", "##aff", "##able", "!"]) + "\n", encoding="utf-8")
+    text = tf.constant(["Unaffable jumbo tokenization, naïvely 中文!", ""])
+    modules = {a: twp.CustomTokenizer(["[PAD]", "[UNK]", "[START]", "[END]"], str(vocab), lower_case=True, algorithm=a)
+               for a in ("linmaxmatch", "maxmatch")}
+    from_json = {a: twp.BertTokenizer.from_tokenizer_json(TOKENIZER_JSON, algorithm=a) for a in ("linmaxmatch", "maxmatch")}
+    for algorithm in ("linmaxmatch", "maxmatch"):
+        assert modules[algorithm].tokenizer.wordpiece_tokenizer.algorithm == algorithm
+        assert from_json[algorithm].wordpiece_tokenizer.algorithm == algorithm
+    lin, max_match = (modules[a].tokenize(text).to_list() for a in ("linmaxmatch", "maxmatch"))
+    assert lin == max_match and lin[0][:4] == [2, 4, 5, 6]
+    lin, max_match = (from_json[a].encode(text).ids.to_list() for a in ("linmaxmatch", "maxmatch"))
+    assert lin == max_match and len(lin[0]) > 8
