@@ -143,8 +143,13 @@ def check_parity(run: dict, batches: list[list[str]]) -> None:
 
 
 def measure(fn, batches, *, encoded: bool, repeats: int) -> float:
-    """Best seconds over `repeats` passes over all batches."""
-    inputs = [[s.encode("utf-8") for s in b] if encoded else b for b in batches]
+    """Best seconds over `repeats` passes over all batches.
+
+    TensorFlow contenders (`encoded`) get each batch as a string tensor, as in
+    a tf.data pipeline, so that converting a Python list is not timed; Hugging
+    Face gets Python strings, its own input.
+    """
+    inputs = [tf.constant([s.encode("utf-8") for s in b]) if encoded else b for b in batches]
     fn(inputs[0])  # trace / warm up
     best = float("inf")
     for _ in range(repeats):

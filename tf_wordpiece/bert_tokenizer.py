@@ -106,7 +106,7 @@ class BertTokenizer(tf.Module):
         post_processor: TemplateProcessing | None = None,
         decoder: WordPieceDecoder | None = _DEFAULT,
         offsets: str = "original",
-        parallel_shards: int = 4,
+        parallel_shards: int = 2,
         algorithm: str = "maxmatch",
     ):
         super().__init__()
