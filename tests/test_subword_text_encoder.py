@@ -14,6 +14,7 @@ from tensorflow.core.protobuf import saved_model_pb2
 import tf_wordpiece as twp
 from tf_wordpiece import subword_learner as sl
 from tf_wordpiece.converter import save_atomically
+from conftest import decode_all, encode_all
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PT_EN = ROOT / "tf_wordpiece" / "data" / "pt_en_sample.tsv"
@@ -24,20 +25,6 @@ MAX_EXAMPLES = int(os.environ.get("TF_WORDPIECE_MAX_EXAMPLES", "60"))
 def learned(multilingual) -> twp.SubwordTextEncoder:
     """Learned on a slice: the rest of the samples brings characters it never saw."""
     return twp.SubwordTextEncoder.build_from_corpus(multilingual[:1500], 2000, verbose=False)
-
-
-def encode_all(enc, lines: list[str], batch: int = 2000) -> list[list[int]]:
-    out = []
-    for i in range(0, len(lines), batch):
-        out += enc.encode(tf.constant(lines[i : i + batch])).to_list()
-    return out
-
-
-def decode_all(enc, ids: list[list[int]], batch: int = 2000) -> list[str]:
-    out = []
-    for i in range(0, len(ids), batch):
-        out += [s.decode("utf-8") for s in enc.decode(tf.ragged.constant(ids[i : i + batch], tf.int64)).numpy()]
-    return out
 
 
 def test_every_line_of_both_samples_round_trips_and_matches_the_python_twin(learned, multilingual):

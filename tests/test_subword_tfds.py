@@ -14,6 +14,7 @@ from tensorflow.core.protobuf import saved_model_pb2
 import tf_wordpiece as twp
 from tf_wordpiece import subword_learner as sl
 from tf_wordpiece.converter import save_atomically
+from conftest import decode_all, encode_all
 
 tfds = pytest.importorskip("tensorflow_datasets")
 from tensorflow_datasets.core.deprecated.text import text_encoder as tfds_text_encoder  # noqa: E402
@@ -45,20 +46,6 @@ def longest_first(peer: Peer) -> Peer:
     reserved = sorted(fixed._tokenizer.reserved_tokens, key=lambda t: (-len(t), t))
     fixed._tokenizer = tfds_text_encoder.Tokenizer(alphanum_only=False, reserved_tokens=reserved)
     return fixed
-
-
-def encode_all(enc, lines: list[str], batch: int = 2000) -> list[list[int]]:
-    out = []
-    for i in range(0, len(lines), batch):
-        out += enc.encode(tf.constant(lines[i : i + batch])).to_list()
-    return out
-
-
-def decode_all(enc, ids: list[list[int]], batch: int = 2000) -> list[str]:
-    out = []
-    for i in range(0, len(ids), batch):
-        out += [s.decode("utf-8") for s in enc.decode(tf.ragged.constant(ids[i : i + batch], tf.int64)).numpy()]
-    return out
 
 
 def test_loaded_the_peers_vocabulary(ours, peer):
