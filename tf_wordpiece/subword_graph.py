@@ -1,4 +1,4 @@
-"""Graph pieces shared by both modes of SubwordTextEncoder: greedy longest match and chain following.
+"""Graph pieces shared by both modes of SubwordTextEncoder: greedy longest match over whole strings.
 
 Core TF ops only. Positions are code points (characters) of the strings joined
 end to end; byte offsets are UTF-8 bytes of that joined string.
@@ -18,6 +18,7 @@ import numpy as np
 import tensorflow as tf
 
 from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.chains import follow
 from tf_wordpiece.shapes import rows_of_values
 
 
@@ -65,24 +66,6 @@ def longest_match(strings: tf.Tensor, table: tf.lookup.StaticHashTable, longest_
     ids = tf.where(best > 0, tf.gather(tf.concat([cand_id, [-1]], 0), at), tf.constant(-1, tf.int64))
     on_path = follow(position + tf.maximum(best, 1), first, size, tf.reduce_max(tf.concat([n_chars, [0]], 0)))
     return Matches(joined, byte_at, cps, string, first, ids, best, on_path)
-
-
-def follow(jump: tf.Tensor, starts: tf.Tensor, size: tf.Tensor, longest: tf.Tensor) -> tf.Tensor:
-    """bool [size]: positions on the chain start -> jump[start] -> ... of each segment.
-
-    A segment's end is the next one's start (or `size`, a node that jumps to
-    itself), so chains never cross. Pointer doubling: log2(longest) rounds.
-    """
-    jump = tf.concat([jump, [size]], 0)
-    reached = tf.scatter_nd(starts[:, None], tf.ones_like(starts), [size + 1]) > 0
-
-    def double(reached, jump):
-        hops = tf.math.unsorted_segment_max(tf.cast(reached, tf.int32), jump, size + 1) > 0
-        return [reached | hops, tf.gather(jump, jump)]
-
-    rounds = tf.cast(tf.math.ceil(tf.math.log(tf.cast(longest, tf.float32) + 1.0) / tf.math.log(2.0)), tf.int32)
-    reached, _ = tf.while_loop(lambda r, j: True, double, [reached, jump], maximum_iterations=rounds + 1)
-    return reached[:-1]
 
 
 def longest_key_from(keys) -> np.ndarray:

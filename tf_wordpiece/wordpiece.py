@@ -12,6 +12,7 @@ import numpy as np
 import tensorflow as tf
 
 from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.chains import follow
 from tf_wordpiece.linmaxmatch import LinMaxMatcher
 from tf_wordpiece.shapes import gather_in_rows, map_over_strings, rows_of_values
 from tf_wordpiece.vocab import Vocab, VocabLike
@@ -229,25 +230,15 @@ class WordpieceTokenizer(tf.Module):
         best_at = tf.where(best_length > 0, seg_first_cand + best_length - 1, num_cands)
         best_id = tf.gather(tf.concat([cand_id, [-1]], 0), best_at)
 
-        # Follow each word's chain of longest matches by pointer doubling over
-        # nodes (word, position 0..n): log2(longest word) rounds, not one per piece.
+        # Follow each word's chain of longest matches over nodes (word, position 0..n).
         node_of_seg = seg_char - 1
         num_nodes = tf.reduce_sum(n_chars + 1)
-        fail = num_nodes  # an absorbing node for "no piece matches here"
-        jump = tf.range(num_nodes + 1)  # word ends jump to themselves
-        jump = tf.tensor_scatter_nd_update(
-            jump, node_of_seg[:, None], tf.where(best_end > 0, node_of_seg - seg_start + best_end, fail)
+        fail = num_nodes  # `follow`'s absorbing node: "no piece matches here"
+        jump = tf.tensor_scatter_nd_update(  # word ends jump to themselves
+            tf.range(num_nodes), node_of_seg[:, None], tf.where(best_end > 0, node_of_seg - seg_start + best_end, fail)
         )
         first_node = tf.cumsum(n_chars + 1, exclusive=True)
-        reached = tf.scatter_nd(first_node[:, None], tf.ones_like(first_node), [num_nodes + 1]) > 0
-
-        def double(reached, jump):
-            hops = tf.math.unsorted_segment_max(tf.cast(reached, tf.int32), jump, num_nodes + 1) > 0
-            return [reached | hops, tf.gather(jump, jump)]
-
-        longest = tf.reduce_max(tf.concat([n_chars, [0]], 0))
-        rounds = tf.cast(tf.math.ceil(tf.math.log(tf.cast(longest, tf.float32) + 1.0) / tf.math.log(2.0)), tf.int32)
-        reached, _ = tf.while_loop(lambda r, j: True, double, [reached, jump], maximum_iterations=rounds + 1)
+        reached = follow(jump, first_node, num_nodes, tf.reduce_max(tf.concat([n_chars, [0]], 0)))
         failed = ~tf.gather(reached, first_node + n_chars)
         is_piece = tf.gather(reached, node_of_seg) & ~tf.gather(failed, seg_word)
         return (
