@@ -37,6 +37,7 @@ from tf_wordpiece import subword_graph as sg
 from tf_wordpiece import subword_learner as sl
 from tf_wordpiece.subword_tfds import TfdsGraph
 from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.chains import follow
 from tf_wordpiece.files import write_text_atomically
 from tf_wordpiece.shapes import as_strings
 
@@ -242,8 +243,8 @@ class SubwordTextEncoder(tf.Module):
         from_number = tf.where(number <= _MAX_CODE_POINT, tf.cast(number, tf.int32), ord(sl.UNDEFINED_CHARACTER))
         out = tf.where(numbered, from_number, tf.where(pair & (following == _LOWER_U), _UNDERSCORE, cps))
 
-        on_path = sg.follow(position + step, tf.cast(chars.row_starts(), tf.int32), size,
-                          tf.reduce_max(tf.concat([tf.cast(chars.row_lengths(), tf.int32), [0]], 0)))
+        on_path = follow(position + step, tf.cast(chars.row_starts(), tf.int32), size,
+                         tf.reduce_max(tf.concat([tf.cast(chars.row_lengths(), tf.int32), [0]], 0)))
         kept = tf.ragged.boolean_mask(chars.with_flat_values(out), chars.with_flat_values(on_path))
         return tf.strings.unicode_encode(kept, "UTF-8", errors="replace")
 
