@@ -58,9 +58,29 @@ def restore_shape(flat: tf.RaggedTensor, like: tf.Tensor):
 def rows_of_values(row_starts: tf.Tensor, size: tf.Tensor) -> tf.Tensor:
     """int32 [size]: the row of each value, given each row's first index (non-decreasing).
 
-    Same as RaggedTensor.value_rowids or tf.repeat(tf.range(k), counts); a
-    scatter and a cumsum are several times cheaper than their tf.repeat.
+    Same as RaggedTensor.value_rowids or tf.repeat(tf.range(k), counts), and
+    several times cheaper (see `rows_and_positions`).
+
+    >>> rows_of_values(tf.constant([0, 2, 2]), tf.constant(3)).numpy().tolist()
+    [0, 0, 2]
     """
-    starts = tf.cast(row_starts, tf.int32)
-    marks = tf.math.unsorted_segment_sum(tf.ones_like(starts), starts, size + 1)[:-1]
-    return tf.cumsum(marks) - 1
+    starts = tf.cast(row_starts, tf.int64)
+    lengths = tf.concat([starts[1:], tf.cast(tf.reshape(size, [1]), tf.int64)], 0) - starts
+    return rows_and_positions(lengths)[0]
+
+
+def rows_and_positions(lengths: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+    """Row lengths [k] -> (row, position) int32 [sum(lengths)]: each value's row and its index in the row.
+
+    One RaggedRange counts `row << 32, row << 32 + 1, ...` for each row, and the
+    row and the position are that count's two halves: TensorFlow's cumsum
+    and tf.repeat, the usual way, cost several times more on CPU.
+
+    >>> [t.numpy().tolist() for t in rows_and_positions(tf.constant([2, 0, 3]))]
+    [[0, 0, 2, 2, 2], [0, 1, 0, 1, 2]]
+    """
+    base = tf.bitwise.left_shift(tf.range(tf.size(lengths, out_type=tf.int64)), 32)
+    packed = tf.ragged.range(base, base + tf.cast(lengths, tf.int64)).flat_values
+    row = tf.cast(tf.bitwise.right_shift(packed, 32), tf.int32)
+    position = tf.cast(tf.bitwise.bitwise_and(packed, 0xFFFFFFFF), tf.int32)
+    return row, position

@@ -14,7 +14,7 @@ import tensorflow as tf
 from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.chains import follow
 from tf_wordpiece.linmaxmatch import LinMaxMatcher
-from tf_wordpiece.shapes import gather_in_rows, map_over_strings, rows_of_values
+from tf_wordpiece.shapes import gather_in_rows, map_over_strings, rows_and_positions
 from tf_wordpiece.vocab import Vocab, VocabLike
 
 # A byte no UTF-8 text contains (0xFF is never valid UTF-8): it prefixes dedup keys
@@ -206,29 +206,28 @@ class WordpieceTokenizer(tf.Module):
 
         # One segment per (word, start character), in order; in `joined` the
         # start character of segment s of word w is character s + w + 1.
-        num_segs = tf.reduce_sum(n_chars)
-        seg_word = rows_of_values(tf.cumsum(n_chars, exclusive=True), num_segs)
-        seg_start = tf.range(num_segs) - tf.gather(tf.cumsum(n_chars, exclusive=True), seg_word)
+        seg_word, seg_start = rows_and_positions(n_chars)
+        num_segs = tf.size(seg_word)
         seg_char = tf.range(num_segs) + seg_word + 1
         # Only as many candidates as the longest piece that starts with this
         # character: most scripts have single-character pieces only.
         longest = self._longest_from(tf.gather(code_points, seg_char))
         longest = tf.where(seg_start == 0, longest // _LENGTH_PACK, longest % _LENGTH_PACK)
         seg_count = tf.minimum(tf.gather(n_chars, seg_word) - seg_start, longest)
-        num_cands = tf.reduce_sum(seg_count)
-        seg_first_cand = tf.cumsum(seg_count, exclusive=True)
-        cand_seg = rows_of_values(seg_first_cand, num_cands)
-        cand_length = tf.range(num_cands) - tf.gather(seg_first_cand, cand_seg) + 1  # in characters
+        cand_seg, cand_length = rows_and_positions(seg_count)
+        cand_length += 1  # in characters
         cand_char = tf.gather(seg_char, cand_seg)
         byte_start = tf.gather(char_starts, cand_char)
         byte_end = tf.gather(char_starts, cand_char + cand_length)
         byte_start -= tf.cast(tf.gather(seg_start, cand_seg) == 0, tf.int32)  # take the marker
         cand_id = self._piece_table.lookup(tf.strings.substr(joined, byte_start, byte_end - byte_start))
 
-        best_length = tf.math.unsorted_segment_max(tf.where(cand_id >= 0, cand_length, 0), cand_seg, num_segs)
+        # Each segment's longest match: the largest (length << 32 | id) among its pieces.
+        packed = tf.bitwise.bitwise_or(tf.bitwise.left_shift(tf.cast(cand_length, tf.int64), 32), cand_id)
+        best = tf.math.unsorted_segment_max(tf.where(cand_id >= 0, packed, 0), cand_seg, num_segs)
+        best_length = tf.cast(tf.bitwise.right_shift(tf.maximum(best, 0), 32), tf.int32)
         best_end = tf.where(best_length > 0, seg_start + best_length, -1)
-        best_at = tf.where(best_length > 0, seg_first_cand + best_length - 1, num_cands)
-        best_id = tf.gather(tf.concat([cand_id, [-1]], 0), best_at)
+        best_id = tf.bitwise.bitwise_and(best, 0xFFFFFFFF)
 
         # Follow each word's chain of longest matches over nodes (word, position 0..n).
         node_of_seg = seg_char - 1
