@@ -373,7 +373,7 @@ class BertTokenizer(tf.Module):
         forced = None
         if self.special_tokens:
             forced = tf.where(words.added >= 0, tf.gather(self._special_ids, tf.maximum(words.added, 0)), -1)
-        pieces = self.wordpiece_tokenizer.tokenize_flat(words.text, forced)
+        pieces = self.wordpiece_tokenizer.tokenize_flat(words.text, forced, n_chars=words.begin.row_lengths())
         if self.offsets == "original":
             char_begin, char_end = words.begin, words.end
         else:

@@ -15,6 +15,7 @@ import numpy as np
 import tensorflow as tf
 
 from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.shapes import rows_and_positions
 
 SPACE = 0x20
 NORMALIZATION_FORMS = (None, "NFD", "NFKD", "NFC", "NFKC")
@@ -86,9 +87,7 @@ class Normalizer:
             return tf.where(row == 0, code_points, replaced), tf.range(tf.size(code_points))
 
         def expand():
-            source = tf.repeat(tf.range(tf.size(code_points)), lengths)
-            first_output = tf.cumsum(lengths, exclusive=True)
-            within = tf.range(tf.size(source)) - tf.gather(first_output, source)
+            source, within = rows_and_positions(lengths)
             source_row = tf.gather(row, source)
             replaced = tf.gather(self._values, tf.gather(self._starts, source_row) + within)
             return tf.where(source_row == 0, tf.gather(code_points, source), replaced), source

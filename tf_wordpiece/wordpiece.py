@@ -130,11 +130,14 @@ class WordpieceTokenizer(tf.Module):
 
         return wordpiece_detokenize(token_ids, self.vocab.token_tensor, self.suffix_indicator, self.unknown_token)
 
-    def tokenize_flat(self, words: tf.Tensor, forced_ids: tf.Tensor | None = None) -> Pieces:
+    def tokenize_flat(self, words: tf.Tensor, forced_ids: tf.Tensor | None = None,
+                      n_chars: tf.Tensor | None = None) -> Pieces:
         """The core: words string [n] -> Pieces.
 
         `forced_ids` (int64 [n], -1 for none) gives words that are one known
-        piece already (matched added tokens).
+        piece already (matched added tokens). `n_chars` (int [n]) is each
+        word's number of code points when the caller knows it (BertTokenizer
+        does), which spares decoding the words when no byte offsets are asked for.
         """
         if forced_ids is None:
             forced_ids = tf.fill(tf.shape(words), tf.constant(-1, tf.int64))
@@ -145,10 +148,11 @@ class WordpieceTokenizer(tf.Module):
             keys = tf.tensor_scatter_nd_update(words, forced_at, forced_keys)
         unique_keys, index = tf.unique(keys)
         first = tf.math.unsorted_segment_min(tf.range(tf.size(keys)), index, tf.size(unique_keys))
-        pieces = self._tokenize_unique(tf.gather(words, first), tf.gather(forced_ids, first))
+        n_chars = None if n_chars is None else tf.gather(tf.cast(n_chars, tf.int32), first)
+        pieces = self._tokenize_unique(tf.gather(words, first), tf.gather(forced_ids, first), n_chars)
         return Pieces(*(tf.gather(t, index) for t in pieces))
 
-    def _tokenize_unique(self, words: tf.Tensor, forced: tf.Tensor) -> Pieces:
+    def _tokenize_unique(self, words: tf.Tensor, forced: tf.Tensor, n_chars: tf.Tensor | None) -> Pieces:
         # Character boundaries [w, chars + 1]: decoding each word with one extra
         # character appended also yields the offset of the word's end.
         _, bounds = tf.strings.unicode_decode_with_offsets(
@@ -156,7 +160,8 @@ class WordpieceTokenizer(tf.Module):
         )
         bounds = tf.cast(bounds, tf.int32)
         n_bytes = tf.strings.length(words)
-        n_chars = tf.cast(bounds.row_lengths(), tf.int32) - 1
+        if n_chars is None:
+            n_chars = tf.cast(bounds.row_lengths(), tf.int32) - 1
         too_long = tf.zeros_like(n_chars, tf.bool)
         if self.max_bytes_per_word is not None:
             too_long |= n_bytes > self.max_bytes_per_word
@@ -202,49 +207,48 @@ class WordpieceTokenizer(tf.Module):
         # with its marker, which is how the piece table keys initial tokens.
         joined = tf.strings.join([_MARK, tf.strings.reduce_join(words, separator=_MARK), _MARK])
         code_points, char_starts = tf.strings.unicode_decode_with_offsets(joined, "UTF-8", errors="replace")
-        char_starts = tf.cast(char_starts, tf.int32)
 
         # One segment per (word, start character), in order; in `joined` the
         # start character of segment s of word w is character s + w + 1.
         seg_word, seg_start = rows_and_positions(n_chars)
-        num_segs = tf.size(seg_word)
-        seg_char = tf.range(num_segs) + seg_word + 1
+        seg_char = tf.range(tf.size(seg_word)) + seg_word + 1
         # Only as many candidates as the longest piece that starts with this
         # character: most scripts have single-character pieces only.
         longest = self._longest_from(tf.gather(code_points, seg_char))
         longest = tf.where(seg_start == 0, longest // _LENGTH_PACK, longest % _LENGTH_PACK)
         seg_count = tf.minimum(tf.gather(n_chars, seg_word) - seg_start, longest)
-        cand_seg, cand_length = rows_and_positions(seg_count)
-        cand_length += 1  # in characters
-        cand_char = tf.gather(seg_char, cand_seg)
-        byte_start = tf.gather(char_starts, cand_char)
-        byte_end = tf.gather(char_starts, cand_char + cand_length)
-        byte_start -= tf.cast(tf.gather(seg_start, cand_seg) == 0, tf.int32)  # take the marker
-        cand_id = self._piece_table.lookup(tf.strings.substr(joined, byte_start, byte_end - byte_start))
+        seg_byte_start = tf.gather(char_starts, seg_char) - tf.cast(seg_start == 0, tf.int64)  # initial: the marker too
+        # Candidate (s, e) is segment s up to character e of `joined`, counted
+        # as s << 32 | e by one RaggedRange (see shapes.rows_and_positions).
+        first_end = tf.cast(seg_char, tf.int64) + 1
+        base = tf.bitwise.bitwise_or(tf.bitwise.left_shift(tf.range(tf.size(seg_char, out_type=tf.int64)), 32), first_end)
+        cand = tf.ragged.range(base, base + tf.cast(seg_count, tf.int64)).flat_values
+        cand_seg = tf.bitwise.right_shift(cand, 32)
+        cand_end = tf.bitwise.bitwise_and(cand, 0xFFFFFFFF)
+        byte_start = tf.gather(seg_byte_start, cand_seg)
+        cand_id = self._piece_table.lookup(
+            tf.strings.substr(joined, byte_start, tf.gather(char_starts, cand_end) - byte_start))
+        # Each segment's longest piece is its largest e << 32 | id (a miss, id -1, makes -1).
+        best = tf.math.unsorted_segment_max(
+            tf.bitwise.bitwise_or(tf.bitwise.left_shift(cand_end, 32), cand_id), cand_seg, tf.size(seg_char))
+        best_end_char = tf.cast(tf.bitwise.right_shift(best, 32), tf.int32)
 
-        # Each segment's longest match: the largest (length << 32 | id) among its pieces.
-        packed = tf.bitwise.bitwise_or(tf.bitwise.left_shift(tf.cast(cand_length, tf.int64), 32), cand_id)
-        best = tf.math.unsorted_segment_max(tf.where(cand_id >= 0, packed, 0), cand_seg, num_segs)
-        best_length = tf.cast(tf.bitwise.right_shift(tf.maximum(best, 0), 32), tf.int32)
-        best_end = tf.where(best_length > 0, seg_start + best_length, -1)
-        best_id = tf.bitwise.bitwise_and(best, 0xFFFFFFFF)
-
-        # Follow each word's chain of longest matches over nodes (word, position 0..n).
-        node_of_seg = seg_char - 1
+        # Follow each word's chain of longest matches over nodes (word, position
+        # 0..n): node k is the start of character k + 1 of `joined`.
         num_nodes = tf.reduce_sum(n_chars + 1)
         fail = num_nodes  # `follow`'s absorbing node: "no piece matches here"
         jump = tf.tensor_scatter_nd_update(  # word ends jump to themselves
-            tf.range(num_nodes), node_of_seg[:, None], tf.where(best_end > 0, node_of_seg - seg_start + best_end, fail)
-        )
+            tf.range(num_nodes), seg_char[:, None] - 1, tf.where(best >= 0, best_end_char - 1, fail))
         first_node = tf.cumsum(n_chars + 1, exclusive=True)
         reached = follow(jump, first_node, num_nodes, tf.reduce_max(tf.concat([n_chars, [0]], 0)))
         failed = ~tf.gather(reached, first_node + n_chars)
-        is_piece = tf.gather(reached, node_of_seg) & ~tf.gather(failed, seg_word)
+        piece = tf.reshape(tf.where(tf.gather(reached, seg_char - 1) & ~tf.gather(failed, seg_word)), [-1])
+        piece_start, piece_char = tf.gather(seg_start, piece), tf.gather(seg_char, piece)
         return (
-            tf.boolean_mask(seg_word, is_piece),
-            tf.boolean_mask(seg_start, is_piece),
-            tf.boolean_mask(best_end, is_piece),
-            tf.boolean_mask(best_id, is_piece),
+            tf.gather(seg_word, piece),
+            piece_start,
+            piece_start + tf.gather(best_end_char, piece) - piece_char,
+            tf.bitwise.bitwise_and(tf.gather(best, piece), 0xFFFFFFFF),
             failed,
         )
 
