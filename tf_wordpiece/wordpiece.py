@@ -140,19 +140,20 @@ class WordpieceTokenizer(tf.Module):
         does), which spares decoding the words when no byte offsets are asked for.
         """
         if forced_ids is None:
-            forced_ids = tf.fill(tf.shape(words), tf.constant(-1, tf.int64))
-            keys = words
+            unique_words, index = tf.unique(words)
+            forced = None
         else:
             forced_at = tf.where(forced_ids >= 0)  # few: only these need a key of their own
             forced_keys = tf.strings.join([_MARK, tf.strings.as_string(tf.gather_nd(forced_ids, forced_at))])
-            keys = tf.tensor_scatter_nd_update(words, forced_at, forced_keys)
-        unique_keys, index = tf.unique(keys)
-        first = tf.math.unsorted_segment_min(tf.range(tf.size(keys)), index, tf.size(unique_keys))
-        n_chars = None if n_chars is None else tf.gather(tf.cast(n_chars, tf.int32), first)
-        pieces = self._tokenize_unique(tf.gather(words, first), tf.gather(forced_ids, first), n_chars)
+            unique_keys, index = tf.unique(tf.tensor_scatter_nd_update(words, forced_at, forced_keys))
+            first = tf.math.unsorted_segment_min(tf.range(tf.size(words)), index, tf.size(unique_keys))
+            unique_words, forced = tf.gather(words, first), tf.gather(forced_ids, first)
+        if n_chars is not None:  # equal words have equal counts
+            n_chars = tf.math.unsorted_segment_max(tf.cast(n_chars, tf.int32), index, tf.size(unique_words))
+        pieces = self._tokenize_unique(unique_words, forced, n_chars)
         return Pieces(*(tf.gather(t, index) for t in pieces))
 
-    def _tokenize_unique(self, words: tf.Tensor, forced: tf.Tensor, n_chars: tf.Tensor | None) -> Pieces:
+    def _tokenize_unique(self, words: tf.Tensor, forced: tf.Tensor | None, n_chars: tf.Tensor | None) -> Pieces:
         # Character boundaries [w, chars + 1]: decoding each word with one extra
         # character appended also yields the offset of the word's end.
         _, bounds = tf.strings.unicode_decode_with_offsets(
@@ -167,8 +168,10 @@ class WordpieceTokenizer(tf.Module):
             too_long |= n_bytes > self.max_bytes_per_word
         if self.max_chars_per_word is not None:
             too_long |= n_chars > self.max_chars_per_word
-        too_long &= forced < 0
-        whole = tf.where(forced >= 0, forced, self.vocab.table.lookup(words))
+        whole = self.vocab.table.lookup(words)
+        if forced is not None:
+            too_long &= forced < 0
+            whole = tf.where(forced >= 0, forced, whole)
         single = (whole >= 0) | too_long
         single_id = tf.where((whole >= 0) & ~too_long, whole, self.unknown_id)
 
