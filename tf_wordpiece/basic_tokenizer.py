@@ -13,7 +13,7 @@ from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.added_tokens import AddedTokens
 from tf_wordpiece.normalizers import Normalizer
 from tf_wordpiece.pre_tokenizers import PreTokenizer
-from tf_wordpiece.shapes import map_over_strings, rows_of_values
+from tf_wordpiece.shapes import map_over_strings, rows_of_values, rows_to_splits
 
 # tensorflow_text's `preserve_unused_token` pattern (python/ops/bert_tokenizer.py).
 _UNUSED_TOKEN_BODY = r"unused\d+"
@@ -120,7 +120,8 @@ class BasicTokenizer(tf.Module):
         first = words.begin.row_starts()
         last = words.end.row_limits() - 1
         outputs = (words.text, tf.gather(begin, first), tf.gather(end, last))
-        return tuple(tf.RaggedTensor.from_value_rowids(t, words.row, nrows=nrows, validate=False) for t in outputs)
+        splits = rows_to_splits(words.row, nrows)
+        return tuple(tf.RaggedTensor.from_row_splits(t, splits, validate=False) for t in outputs)
 
     def split(self, strings: tf.Tensor) -> Words:
         """string [n] -> Words (the internal form the WordPiece stage consumes)."""

@@ -14,7 +14,7 @@ from tf_wordpiece.basic_tokenizer import BasicTokenizer, check_tf_text_normaliza
 from tf_wordpiece.decoders import WordPieceDecoder, hf_wordpiece_decode
 from tf_wordpiece.post_processors import Encoding, Segment, TemplateProcessing, check_encode_options
 from tf_wordpiece.vocab import Vocab, VocabLike
-from tf_wordpiece.shapes import as_strings, gather_in_rows, map_over_strings
+from tf_wordpiece.shapes import as_strings, gather_in_rows, map_over_strings, rows_to_splits
 from tf_wordpiece.wordpiece import WordpieceTokenizer
 
 COMPAT_MODES = ("tf_text", "hf")
@@ -387,7 +387,8 @@ class BertTokenizer(tf.Module):
             end = end.with_flat_values(tf.where(too_long, begin.flat_values + unknown_length, end.flat_values))
         ids = self.wordpiece_tokenizer.to_output_type(pieces.ids)
         nrows = tf.size(flat, out_type=tf.int64)
-        return tuple(tf.RaggedTensor.from_value_rowids(t, words.row, nrows=nrows, validate=False) for t in (ids, begin, end))
+        splits = rows_to_splits(words.row, nrows)
+        return tuple(tf.RaggedTensor.from_row_splits(t, splits, validate=False) for t in (ids, begin, end))
 
     def detokenize(self, token_ids) -> tf.RaggedTensor:
         """ids [..., pieces] (or [..., words, pieces]) -> words [..., words], like tensorflow_text."""

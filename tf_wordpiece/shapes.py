@@ -55,6 +55,18 @@ def restore_shape(flat: tf.RaggedTensor, like: tf.Tensor):
     return flat
 
 
+def rows_to_splits(rows: tf.Tensor, nrows: tf.Tensor) -> tf.Tensor:
+    """int64 row_splits [nrows + 1] from each value's row (int64, non-decreasing).
+
+    Same as RaggedTensor.from_value_rowids's partition, with one binary search
+    instead of its bincount (about ten small ops).
+
+    >>> rows_to_splits(tf.constant([0, 0, 2], tf.int64), tf.constant(4, tf.int64)).numpy().tolist()
+    [0, 2, 2, 3, 3]
+    """
+    return tf.searchsorted(rows, tf.range(nrows + 1), side="left", out_type=tf.int64)
+
+
 def rows_of_values(row_starts: tf.Tensor, size: tf.Tensor) -> tf.Tensor:
     """int32 [size]: the row of each value, given each row's first index (non-decreasing).
 
