@@ -58,6 +58,14 @@ class Matches(NamedTuple):
     last: tf.Tensor
 
 
+class Found(NamedTuple):
+    """Accepted matches, in order: where each starts (int32 [k], a code point index), its token and its length."""
+
+    starts: tf.Tensor
+    token: tf.Tensor
+    lengths: tf.Tensor
+
+
 class AddedTokens:
     """Finds added tokens in flat code points, leftmost-longest, without overlaps.
 
@@ -102,32 +110,50 @@ class AddedTokens:
         code points that `single_word` treats as non-word characters (Hugging
         Face's normalizer puts spaces around CJK ideographs).
         """
+        return self.spread(self.find(code_points, rows, patterns, non_word=non_word), tf.size(code_points))
+
+    def find(
+        self,
+        code_points: tf.Tensor,
+        rows: tf.Tensor,
+        patterns: Sequence[tuple[int, str]] | None = None,
+        *,
+        non_word: tf.Tensor | None = None,
+    ) -> Found:
+        """The matches of `match`, as their starts, tokens and lengths (int32 [k] each, in order)."""
         patterns = self.raw if patterns is None else patterns
-        n = tf.size(code_points)
-        position = tf.range(n)
         # Only positions holding the first character of some token can start a
         # match; the full comparison runs on those few positions alone.
-        is_first = tf.zeros([n], tf.bool)
-        for first in sorted({text[0] for _, text in patterns}):
-            is_first |= code_points == ord(first)
-        candidates = tf.cast(tf.reshape(tf.where(is_first), [-1]), tf.int32)
-        best_token = tf.fill(tf.shape(candidates), -1)
-        best_length = tf.zeros_like(candidates)
-        for index, token in patterns:
-            hit = self._occurs_at(token, candidates, code_points, rows)
-            longer = hit & (len(token) > best_length)
-            best_token = tf.where(longer, index, best_token)
-            best_length = tf.where(longer, len(token), best_length)
+        candidates = tf.cast(tf.reshape(tf.where(self.first_characters(code_points, patterns)), [-1]), tf.int32)
+        best_token, best_length = _longest_written_at(patterns, candidates, code_points, rows)
         found = best_token >= 0
         candidates, best_token, best_length = (tf.boolean_mask(t, found) for t in (candidates, best_token, best_length))
-        accepted = _leftmost_non_overlapping(candidates, best_length)
+        accepted = tf.cond(  # a sequential scan, needed only where two matches could overlap
+            tf.size(candidates) > 1,
+            lambda: _leftmost_non_overlapping(candidates, best_length),
+            lambda: tf.ones_like(candidates, tf.bool),
+        )
         starts, token, lengths = (tf.boolean_mask(t, accepted) for t in (candidates, best_token, best_length))
         if any(self.flags[i].single_word or self.flags[i].lstrip or self.flags[i].rstrip for i, _ in patterns):
             starts, token, lengths = self._apply_flags(starts, token, lengths, code_points, rows, non_word)
+        return Found(starts, token, lengths)
+
+    def first_characters(self, code_points: tf.Tensor, patterns: Sequence[tuple[int, str]] | None = None) -> tf.Tensor:
+        """bool, the shape of `code_points`: where a token of `patterns` (default: `self.raw`) could start."""
+        patterns = self.raw if patterns is None else patterns
+        is_first = tf.zeros(tf.shape(code_points), tf.bool)
+        for first in sorted({text[0] for _, text in patterns}):
+            is_first |= code_points == ord(first)
+        return is_first
+
+    @staticmethod
+    def spread(found: Found, n: tf.Tensor) -> Matches:
+        """`find`'s matches -> Matches over all n code points."""
+        starts, token, lengths = found
         token = tf.tensor_scatter_nd_update(tf.fill([n], -1), starts[:, None], token)
         inner = tf.ragged.range(starts + 1, starts + lengths).flat_values
         covered = tf.scatter_nd(inner[:, None], tf.ones_like(inner, tf.bool), [n])
-        last = tf.tensor_scatter_nd_update(position, starts[:, None], starts + lengths - 1)
+        last = tf.tensor_scatter_nd_update(tf.range(n), starts[:, None], starts + lengths - 1)
         return Matches(token, covered, last)
 
     def _apply_flags(self, starts, token, lengths, code_points, rows, non_word):
@@ -170,16 +196,33 @@ class AddedTokens:
         new_starts = tf.maximum(new_starts, tf.concat([[0], new_stops[:-1]], 0))
         return new_starts, token, new_stops - new_starts
 
-    @staticmethod
-    def _occurs_at(token: str, starts: tf.Tensor, code_points: tf.Tensor, rows: tf.Tensor) -> tf.Tensor:
-        """bool [len(starts)]: `token` is written at each start, within one string."""
-        n = tf.size(code_points)
-        row = tf.gather(rows, starts)
-        hit = tf.ones_like(starts, tf.bool)
-        for k, ch in enumerate(token):
-            at = tf.minimum(starts + k, n - 1)
-            hit &= (starts + k < n) & (tf.gather(rows, at) == row) & (tf.gather(code_points, at) == ord(ch))
-        return hit
+def _longest_written_at(patterns: Sequence[tuple[int, str]], starts: tf.Tensor, code_points: tf.Tensor,
+                        rows: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+    """(token, length) int32 [k]: the longest pattern written at each start within its string ((-1, 0) if none).
+
+    Patterns of equal length: the first listed. All patterns are compared at
+    once, as a [starts, patterns, characters] block, so the graph does not
+    grow with the number of added tokens.
+    """
+    width = max(len(text) for _, text in patterns)
+    table = np.zeros([len(patterns), width], np.int32)
+    beyond = np.ones([len(patterns), width], bool)  # past the pattern's end: always agrees
+    for p, (_, text) in enumerate(patterns):
+        table[p, : len(text)] = [ord(c) for c in text]
+        beyond[p, : len(text)] = False
+    n = tf.size(code_points)
+    at = starts[:, None] + tf.range(width)[None, :]  # [k, width]
+    inside = (at < n) & (tf.gather(rows, tf.minimum(at, n - 1)) == tf.gather(rows, starts)[:, None])
+    written = tf.gather(code_points, tf.minimum(at, n - 1))[:, None, :] == table[None, :, :]  # [k, patterns, width]
+    hit = tf.reduce_all((written & inside[:, None, :]) | beyond[None, :, :], axis=2)
+    lengths = np.array([len(text) for _, text in patterns], np.int32)
+    # The longest hit wins, then the first listed: score = length * P + (P - 1 - p), -1 for a miss.
+    order = np.arange(len(patterns), dtype=np.int32)
+    score = tf.where(hit, lengths * len(patterns) + (len(patterns) - 1 - order), -1)
+    best = tf.argmax(score, axis=1, output_type=tf.int32)
+    found = tf.reduce_max(score, axis=1) >= 0
+    tokens = np.array([index for index, _ in patterns], np.int32)
+    return tf.where(found, tf.gather(tokens, best), -1), tf.where(found, tf.gather(lengths, best), 0)
 
 
 def _last_marked_at_or_before(marks: tf.Tensor) -> tf.Tensor:

@@ -137,11 +137,7 @@ class BasicTokenizer(tf.Module):
         end = tf.where(is_last, tf.gather(tf.cast(tf.strings.length(strings), tf.int64), rows), tf.concat([begin[1:], [0]], 0))
 
         if self.added_tokens.raw:
-            matches = self.added_tokens.match(code_points, rows)
-            keep = tf.reshape(tf.where(~matches.covered), [-1])
-            code_points = tf.where(matches.token >= 0, -1 - matches.token, code_points)
-            end = tf.gather(end, matches.last)
-            code_points, rows, begin, end = (tf.gather(t, keep) for t in (code_points, rows, begin, end))
+            code_points, rows, begin, end = self._mark_raw_added_tokens(code_points, rows, begin, end)
 
         # One lookup gives each code point's normalization row and, where it
         # maps to one code point, that code point's class.
@@ -183,6 +179,19 @@ class BasicTokenizer(tf.Module):
             normalized_end=per_word(normalized_end),
             added=tf.where(added < 0, -1 - added, -1),
         )
+
+    def _mark_raw_added_tokens(self, code_points, rows, begin, end):
+        """Each match of a raw-text added token becomes one code point, -1 - the token's index, spanning its bytes."""
+
+        def mark():
+            matches = self.added_tokens.match(code_points, rows)
+            keep = tf.reshape(tf.where(~matches.covered), [-1])
+            marked = tf.where(matches.token >= 0, -1 - matches.token, code_points)
+            return tuple(tf.gather(t, keep) for t in (marked, rows, begin, tf.gather(end, matches.last)))
+
+        # Most batches do not even hold the first character of an added token: then nothing moves.
+        could_start = tf.reduce_any(self.added_tokens.first_characters(code_points))
+        return tf.cond(could_start, mark, lambda: (code_points, rows, begin, end))
 
     def _match_normalized(self, normalized, classes, rows, begin, end, normalized_begin, normalized_end):
         """Hugging Face's second added-token pass: each match becomes one marker code point (a word)."""

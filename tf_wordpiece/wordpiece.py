@@ -143,9 +143,13 @@ class WordpieceTokenizer(tf.Module):
             unique_words, index = tf.unique(words)
             forced = None
         else:
-            forced_at = tf.where(forced_ids >= 0)  # few: only these need a key of their own
-            forced_keys = tf.strings.join([_MARK, tf.strings.as_string(tf.gather_nd(forced_ids, forced_at))])
-            unique_keys, index = tf.unique(tf.tensor_scatter_nd_update(words, forced_at, forced_keys))
+
+            def keys():  # forced words are few: only these need a key of their own
+                forced_at = tf.where(forced_ids >= 0)
+                forced_keys = tf.strings.join([_MARK, tf.strings.as_string(tf.gather_nd(forced_ids, forced_at))])
+                return tf.tensor_scatter_nd_update(words, forced_at, forced_keys)
+
+            unique_keys, index = tf.unique(tf.cond(tf.reduce_any(forced_ids >= 0), keys, lambda: words))
             first = tf.math.unsorted_segment_min(tf.range(tf.size(words)), index, tf.size(unique_keys))
             unique_words, forced = tf.gather(words, first), tf.gather(forced_ids, first)
         if n_chars is not None:  # equal words have equal counts
