@@ -1,6 +1,6 @@
 """Tokenization throughput: tf_wordpiece against tensorflow_text and Hugging Face, same batches, one process.
 
-    python bench/tokenize.py [--batch 1000] [--repeats 3]
+    python bench/tokenize.py [--batch 1000] [--repeats 5]
 
 Prints MB/s of UTF-8 input for each tokenizer on the multilingual sample and
 on English text, and each one's ratio to tensorflow_text.BertTokenizer. Ids
@@ -21,6 +21,7 @@ sys.path[:] = [p for p in sys.path if not p.endswith("bench")]
 
 import argparse
 import pathlib
+import statistics
 import time
 
 import numpy as np
@@ -142,28 +143,32 @@ def check_parity(run: dict, batches: list[list[str]]) -> None:
             raise SystemExit("compat=hf ids differ from HF tokenizers")
 
 
-def measure(fn, batches, *, encoded: bool, repeats: int) -> float:
-    """Best seconds over `repeats` passes over all batches.
+def measure(run: dict, batches: list[list[str]], *, repeats: int, desc: str) -> dict[str, float]:
+    """Each contender's median seconds over `repeats` passes over all batches.
 
-    TensorFlow contenders (`encoded`) get each batch as a string tensor, as in
-    a tf.data pipeline, so that converting a Python list is not timed; Hugging
-    Face gets Python strings, its own input.
+    Contenders take turns within each pass, so that a machine that slows down
+    for a while slows them alike. TensorFlow contenders get each batch as a
+    string tensor, as in a tf.data pipeline, so that converting a Python list
+    is not timed; Hugging Face gets Python strings, its own input.
     """
-    inputs = [tf.constant([s.encode("utf-8") for s in b]) if encoded else b for b in batches]
-    fn(inputs[0])  # trace / warm up
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for batch in inputs:
-            fn(batch)
-        best = min(best, time.perf_counter() - start)
-    return best
+    tensors = [tf.constant([s.encode("utf-8") for s in b]) for b in batches]
+    inputs = {name: batches if name.startswith("HF") else tensors for name in run}
+    for name, fn in run.items():
+        fn(inputs[name][0])  # trace / warm up
+    seconds = {name: [] for name in run}
+    for _ in tqdm(range(repeats), desc=desc, leave=False):
+        for name, fn in run.items():
+            start = time.perf_counter()
+            for batch in inputs[name]:
+                fn(batch)
+            seconds[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) for name, values in seconds.items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, default=1000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     run = contenders()
     encode_run = encoders()
@@ -176,13 +181,12 @@ def main() -> None:
         check_parity(run, batches)
         check_encode_parity(encode_run, batches)
         check_algorithm_parity(run, batches)
-        for name, fn in tqdm(run.items(), desc=f"timing {corpus}", leave=False):
-            seconds = measure(fn, batches, encoded=not name.startswith("HF"), repeats=args.repeats)
+        for name, seconds in measure(run, batches, repeats=args.repeats, desc=f"timing {corpus}").items():
             rows.append((corpus, name, megabytes / seconds))
-        for name, fn in tqdm(encode_run.items(), desc=f"timing encode {corpus}", leave=False):
-            seconds = measure(fn, batches, encoded=not name.startswith("HF"), repeats=args.repeats)
+        for name, seconds in measure(encode_run, batches, repeats=args.repeats, desc=f"timing encode {corpus}").items():
             encode_rows.append((corpus, name, megabytes / seconds))
-    print(f"\nbatch {args.batch}, best of {args.repeats}, {tf.config.threading.get_inter_op_parallelism_threads() or 'default'} inter-op threads")
+    print(f"\nbatch {args.batch}, median of {args.repeats} interleaved passes, "
+          f"{tf.config.threading.get_inter_op_parallelism_threads() or 'default'} inter-op threads")
     print("| corpus | tokenizer | MB/s | vs tensorflow_text.BertTokenizer |\n|---|---|---|---|")
     for corpus, name, speed in rows:
         baseline = next(s for c, n, s in rows if c == corpus and n == "tensorflow_text.BertTokenizer")
