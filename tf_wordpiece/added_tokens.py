@@ -58,14 +58,6 @@ class Matches(NamedTuple):
     last: tf.Tensor
 
 
-class Found(NamedTuple):
-    """Accepted matches, in order: where each starts (int32 [k], a code point index), its token and its length."""
-
-    starts: tf.Tensor
-    token: tf.Tensor
-    lengths: tf.Tensor
-
-
 class AddedTokens:
     """Finds added tokens in flat code points, leftmost-longest, without overlaps.
 
@@ -110,17 +102,6 @@ class AddedTokens:
         code points that `single_word` treats as non-word characters (Hugging
         Face's normalizer puts spaces around CJK ideographs).
         """
-        return self.spread(self.find(code_points, rows, patterns, non_word=non_word), tf.size(code_points))
-
-    def find(
-        self,
-        code_points: tf.Tensor,
-        rows: tf.Tensor,
-        patterns: Sequence[tuple[int, str]] | None = None,
-        *,
-        non_word: tf.Tensor | None = None,
-    ) -> Found:
-        """The matches of `match`, as their starts, tokens and lengths (int32 [k] each, in order)."""
         patterns = self.raw if patterns is None else patterns
         # Only positions holding the first character of some token can start a
         # match; the full comparison runs on those few positions alone.
@@ -136,7 +117,12 @@ class AddedTokens:
         starts, token, lengths = (tf.boolean_mask(t, accepted) for t in (candidates, best_token, best_length))
         if any(self.flags[i].single_word or self.flags[i].lstrip or self.flags[i].rstrip for i, _ in patterns):
             starts, token, lengths = self._apply_flags(starts, token, lengths, code_points, rows, non_word)
-        return Found(starts, token, lengths)
+        n = tf.size(code_points)
+        token = tf.tensor_scatter_nd_update(tf.fill([n], -1), starts[:, None], token)
+        inner = tf.ragged.range(starts + 1, starts + lengths).flat_values
+        covered = tf.scatter_nd(inner[:, None], tf.ones_like(inner, tf.bool), [n])
+        last = tf.tensor_scatter_nd_update(tf.range(n), starts[:, None], starts + lengths - 1)
+        return Matches(token, covered, last)
 
     def first_characters(self, code_points: tf.Tensor, patterns: Sequence[tuple[int, str]] | None = None) -> tf.Tensor:
         """bool, the shape of `code_points`: where a token of `patterns` (default: `self.raw`) could start."""
@@ -145,16 +131,6 @@ class AddedTokens:
         for first in sorted({text[0] for _, text in patterns}):
             is_first |= code_points == ord(first)
         return is_first
-
-    @staticmethod
-    def spread(found: Found, n: tf.Tensor) -> Matches:
-        """`find`'s matches -> Matches over all n code points."""
-        starts, token, lengths = found
-        token = tf.tensor_scatter_nd_update(tf.fill([n], -1), starts[:, None], token)
-        inner = tf.ragged.range(starts + 1, starts + lengths).flat_values
-        covered = tf.scatter_nd(inner[:, None], tf.ones_like(inner, tf.bool), [n])
-        last = tf.tensor_scatter_nd_update(tf.range(n), starts[:, None], starts + lengths - 1)
-        return Matches(token, covered, last)
 
     def _apply_flags(self, starts, token, lengths, code_points, rows, non_word):
         """HF's single_word (drop matches touching a word character), then lstrip / rstrip (take white space)."""
