@@ -1,0 +1,42 @@
+"""The row helpers in tf_wordpiece.shapes against NumPy, on any row lengths (hypothesis), in eager and graph mode."""
+
+from __future__ import annotations
+
+import numpy as np
+import tensorflow as tf
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tf_wordpiece.shapes import rows_and_positions, rows_of_values, rows_to_splits
+
+row_lengths = st.lists(st.integers(min_value=0, max_value=6), max_size=12)  # empty rows and no rows included
+
+
+def expected(lengths: list[int]) -> tuple[list[int], list[int], list[int]]:
+    """(row, position within the row, row_splits), the slow way."""
+    rows = np.repeat(np.arange(len(lengths)), lengths).tolist()
+    positions = [p for n in lengths for p in range(n)]
+    return rows, positions, np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).tolist()
+
+
+@tf.function(input_signature=[tf.TensorSpec([None], tf.int64)])
+def all_helpers(lengths):
+    row, position = rows_and_positions(lengths)
+    splits = tf.concat([[0], tf.cumsum(lengths)], 0)
+    from_starts = rows_of_values(splits[:-1], splits[-1])
+    return row, position, from_starts, rows_to_splits(tf.cast(row, tf.int64), tf.size(lengths, out_type=tf.int64))
+
+
+@settings(max_examples=50, deadline=None)
+@given(lengths=row_lengths)
+def test_row_helpers_equal_numpy(lengths):
+    rows, positions, splits = expected(lengths)
+    for run in (all_helpers.python_function, all_helpers):  # eager, then in a graph
+        row, position, from_starts, to_splits = (t.numpy().tolist() for t in run(tf.constant(lengths, tf.int64)))
+        assert (row, position, from_starts, to_splits) == (rows, positions, rows, splits)
+
+
+def test_rows_and_positions_dtypes_and_large_rows():
+    row, position = rows_and_positions(tf.constant([0, 70000, 1], tf.int32))
+    assert (row.dtype, position.dtype) == (tf.int32, tf.int32)
+    assert row.numpy()[-1] == 2 and position.numpy()[-2] == 69999 and position.numpy()[-1] == 0
