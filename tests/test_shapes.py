@@ -40,3 +40,13 @@ def test_rows_and_positions_dtypes_and_large_rows():
     row, position = rows_and_positions(tf.constant([0, 70000, 1], tf.int32))
     assert (row.dtype, position.dtype) == (tf.int32, tf.int32)
     assert row.numpy()[-1] == 2 and position.numpy()[-2] == 69999 and position.numpy()[-1] == 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(lengths=row_lengths, data=st.data())
+def test_positions_count_from_first(lengths, data):
+    first = data.draw(st.lists(st.integers(min_value=0, max_value=2**31), min_size=len(lengths), max_size=len(lengths)))
+    rows, positions, _ = expected(lengths)
+    row, position = rows_and_positions(tf.constant(lengths, tf.int32), first=tf.constant(first, tf.int64), out_type=tf.int64)
+    assert row.dtype == position.dtype == tf.int64
+    assert (row.numpy().tolist(), position.numpy().tolist()) == (rows, [first[r] + p for r, p in zip(rows, positions)])

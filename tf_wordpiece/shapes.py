@@ -81,18 +81,25 @@ def rows_of_values(row_starts: tf.Tensor, size: tf.Tensor) -> tf.Tensor:
     return rows_and_positions(lengths)[0]
 
 
-def rows_and_positions(lengths: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
-    """Row lengths [k] -> (row, position) int32 [sum(lengths)]: each value's row and its index in the row.
+def rows_and_positions(lengths: tf.Tensor, *, first: tf.Tensor | None = None,
+                       out_type: tf.DType = tf.int32) -> tuple[tf.Tensor, tf.Tensor]:
+    """Row lengths [k] -> (row, position) [sum(lengths)]: each value's row and its index in the row.
 
-    One RaggedRange counts `row << 32, row << 32 + 1, ...` for each row, and the
-    row and the position are that count's two halves: TensorFlow's cumsum
-    and tf.repeat, the usual way, cost several times more on CPU.
+    Positions count from `first[row]` (int [k], default 0; each row's last
+    position must stay below 2**32). One RaggedRange counts `row << 32 | first,
+    row << 32 | first + 1, ...` for each row, and the row and the position are
+    that count's two halves: TensorFlow's cumsum and tf.repeat, the usual way,
+    cost several times more on CPU.
 
     >>> [t.numpy().tolist() for t in rows_and_positions(tf.constant([2, 0, 3]))]
     [[0, 0, 2, 2, 2], [0, 1, 0, 1, 2]]
+    >>> rows_and_positions(tf.constant([2, 1]), first=tf.constant([5, 9]))[1].numpy().tolist()
+    [5, 6, 9]
     """
     base = tf.bitwise.left_shift(tf.range(tf.size(lengths, out_type=tf.int64)), 32)
+    if first is not None:
+        base = tf.bitwise.bitwise_or(base, tf.cast(first, tf.int64))
     packed = tf.ragged.range(base, base + tf.cast(lengths, tf.int64)).flat_values
-    row = tf.cast(tf.bitwise.right_shift(packed, 32), tf.int32)
-    position = tf.cast(tf.bitwise.bitwise_and(packed, 0xFFFFFFFF), tf.int32)
-    return row, position
+    row = tf.bitwise.right_shift(packed, 32)
+    position = tf.bitwise.bitwise_and(packed, 0xFFFFFFFF)
+    return tf.cast(row, out_type), tf.cast(position, out_type)

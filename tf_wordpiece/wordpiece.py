@@ -225,13 +225,8 @@ class WordpieceTokenizer(tf.Module):
         longest = tf.where(seg_start == 0, longest // _LENGTH_PACK, longest % _LENGTH_PACK)
         seg_count = tf.minimum(tf.gather(n_chars, seg_word) - seg_start, longest)
         seg_byte_start = tf.gather(char_starts, seg_char) - tf.cast(seg_start == 0, tf.int64)  # initial: the marker too
-        # Candidate (s, e) is segment s up to character e of `joined`, counted
-        # as s << 32 | e by one RaggedRange (see shapes.rows_and_positions).
-        first_end = tf.cast(seg_char, tf.int64) + 1
-        base = tf.bitwise.bitwise_or(tf.bitwise.left_shift(tf.range(tf.size(seg_char, out_type=tf.int64)), 32), first_end)
-        cand = tf.ragged.range(base, base + tf.cast(seg_count, tf.int64)).flat_values
-        cand_seg = tf.bitwise.right_shift(cand, 32)
-        cand_end = tf.bitwise.bitwise_and(cand, 0xFFFFFFFF)
+        # Candidate (s, e) is segment s up to character e of `joined`.
+        cand_seg, cand_end = rows_and_positions(seg_count, first=seg_char + 1, out_type=tf.int64)
         byte_start = tf.gather(seg_byte_start, cand_seg)
         cand_id = self._piece_table.lookup(
             tf.strings.substr(joined, byte_start, tf.gather(char_starts, cand_end) - byte_start))
