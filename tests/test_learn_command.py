@@ -70,7 +70,7 @@ def test_options_reach_the_learner(english, tmp_path):
     ("", ["--input", "{corpus}", "--vocab-size", "10"], "--vocab-size: 10 is smaller than the reserved tokens plus the alphabet"),
     ("", ["--tfds", "no_such_dataset:train:text"], "tfds: cannot load"),
     ("", ["--tfds", "ted_hrlr_translate/pt_to_en"], "NAME:SPLIT:FEATURE"),
-    ("existing", ["--input", "{corpus}"], "exists; pass --overwrite"),
+    ("existing", ["--input", "{corpus}"], "already exists; pass --overwrite"),
 ])
 def test_bad_input_is_a_clear_error_and_writes_nothing(english, tmp_path, capsys, setup, args, message):
     out = tmp_path / "vocab.txt"

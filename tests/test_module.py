@@ -201,7 +201,7 @@ def test_export_command_is_atomic_and_refuses_to_overwrite(tmp_path, capsys):
     assert "detokenized: hello tensorflow !" in printed
     before = sorted(p.name for p in out.iterdir())
     assert main(["export", "--input", str(corpus), "--out", str(out), "--vocab-size", "400"]) == 2
-    assert "exists; pass --overwrite" in capsys.readouterr().err
+    assert "already holds a SavedModel; pass --overwrite" in capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir()) == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging left behind
     bad = tmp_path / "bad.tsv"

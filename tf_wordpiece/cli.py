@@ -1,48 +1,60 @@
-"""The `tf-wordpiece` command line."""
+"""The `tf-wordpiece` command line: `tokenize`, `learn` and `export`.
+
+Parsing, `--help` and argument errors do not import TensorFlow; the commands
+import it with its log lines hidden (set TF_CPP_MIN_LOG_LEVEL to see them).
+Ctrl-C ends any command at once with exit code 130 and leaves no temporary file.
+"""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
+
+from tf_wordpiece.console import import_tensorflow_quietly, in_option_names, run_command
+from tf_wordpiece.learn_params import add_learn_options, bert_tokenizer_params, int_at_least, learn_params, size_notes
+
+_LOGS = "TensorFlow's own log lines are hidden; set TF_CPP_MIN_LOG_LEVEL=0 to see them."
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="tf-wordpiece", description="WordPiece tokenization in core TensorFlow ops.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    tok = commands.add_parser("tokenize", help="tokenize text and print pieces, ids and byte offsets")
+    """Runs one command; returns its exit code (0 done, 2 bad arguments or input, 130 interrupted)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    kept: list[str] = []  # what a command has finished writing, reported if it is interrupted
+    return run_command(f"tf-wordpiece {args.command}", lambda: args.run(args, kept), kept=kept)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tf-wordpiece", description="WordPiece tokenization in core TensorFlow ops.",
+                                     epilog=_LOGS)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_tokenize_command(commands)
+    _add_learn_command(commands)
+    _add_export_command(commands)
+    return parser
+
+
+def _subcommand(commands, name: str, **texts) -> argparse.ArgumentParser:
+    return commands.add_parser(name, formatter_class=argparse.ArgumentDefaultsHelpFormatter, epilog=_LOGS, **texts)
+
+
+def _add_tokenize_command(commands) -> None:
+    tok = _subcommand(commands, "tokenize", help="tokenize text and print pieces, ids and byte offsets",
+                      description="Tokenizes each TEXT with a vocab.txt or a tokenizer.json and prints every piece "
+                      "with its id and byte offsets, then the detokenized words.")
     tok.add_argument("text", nargs="+", help="strings to tokenize")
     tok.add_argument("--vocab", help="vocab.txt (line n is id n)")
     tok.add_argument("--tokenizer-json", help="a Hugging Face tokenizer.json instead of --vocab (implies --compat hf)")
-    tok.add_argument("--compat", choices=["tf_text", "hf"], default="tf_text")
-    tok.add_argument("--lower-case", action="store_true")
-    exp = commands.add_parser(
-        "export",
-        help="build the tutorial's ted_hrlr_translate_pt_en_converter SavedModel (pt and en tokenizers)",
-        description="Learns pt and en vocabularies, saves the converter atomically (and a .zip), reloads it and "
-        "prints the round trip of 'Hello TensorFlow!'.",
-    )
-    source = exp.add_mutually_exclusive_group()
-    source.add_argument("--input", nargs="+", metavar="TSV", help="pt<TAB>en files (default: the embedded sample)")
-    source.add_argument("--tfds", metavar="NAME", help="e.g. ted_hrlr_translate/pt_to_en, if in your TFDS data dir")
-    exp.add_argument("--out", default="ted_hrlr_translate_pt_en_converter", help="SavedModel folder to write")
-    exp.add_argument("--vocab-size", type=int, default=8000)
-    exp.add_argument("--overwrite", action="store_true", help="replace an existing model")
-    exp.add_argument("--no-zip", action="store_true", help="do not write OUT.zip")
-    _add_learn_command(commands)
-    args = parser.parse_args(argv)
-    if args.command == "export":
-        return _export(args)
-    if args.command == "learn":
-        return _learn(args)
-    if bool(args.vocab) == bool(args.tokenizer_json):
-        parser.error("tokenize: give exactly one of --vocab or --tokenizer-json")
-    return _tokenize(args)
+    tok.add_argument("--compat", choices=["tf_text", "hf"], default="tf_text", help="whose behaviour to follow")
+    tok.add_argument("--lower-case", action="store_true", help="lowercase and strip accents (with --vocab)")
+    tok.add_argument("--unknown-token", help="the token of words the vocabulary cannot spell "
+                     "(default: [UNK], or the tokenizer.json's)")
+    tok.set_defaults(run=_tokenize, parser=tok)
 
 
 def _add_learn_command(commands) -> None:
-    learn = commands.add_parser(
-        "learn",
+    learn = _subcommand(
+        commands, "learn",
         help="learn a WordPiece vocab.txt from text (tensorflow_text's bert_vocab_from_dataset, same result)",
         description="Splits the text into words with BERT's basic tokenizer, counts them and learns a vocabulary "
         "with BERT's top-down WordPiece algorithm; writes it atomically and prints a summary. "
@@ -51,106 +63,122 @@ def _add_learn_command(commands) -> None:
     source = learn.add_mutually_exclusive_group(required=True)
     source.add_argument("--input", nargs="+", metavar="FILE", help="UTF-8 text files, one sentence or document a line ('-': stdin)")
     source.add_argument("--tfds", metavar="NAME:SPLIT:FEATURE", help="e.g. ted_hrlr_translate/pt_to_en:train:en, from your TFDS data dir")
-    learn.add_argument("--overwrite", action="store_true", help="replace an existing --out")
     add_learn_options(learn)
+    learn.set_defaults(run=_learn, parser=learn)
 
 
-def add_learn_options(parser: argparse.ArgumentParser) -> None:
-    """The options `tf-wordpiece learn` and the Beam pipeline share: output, splitting and learning."""
-    from tf_wordpiece.learner import LearnParams
-
-    parser.add_argument("--out", required=True, help="vocab.txt to write (line n is id n)")
-    parser.add_argument("--vocab-size", type=int, default=8000, help="target (maximum) size (default 8000)")
-    parser.add_argument("--reserved", nargs="*", default=["[PAD]", "[UNK]", "[START]", "[END]"], metavar="TOKEN",
-                        help="tokens placed first (default: [PAD] [UNK] [START] [END])")
-    words = parser.add_argument_group("word splitting (the BertTokenizer options to use with the vocabulary)")
-    words.add_argument("--lower-case", action="store_true")
-    words.add_argument("--keep-whitespace", action="store_true")
-    words.add_argument("--normalization-form", choices=["NFD", "NFKD"])
-    words.add_argument("--preserve-unused-token", action="store_true")
-    algorithm = parser.add_argument_group("learning (tensorflow_text's learn_params; defaults as there)")
-    defaults = LearnParams()
-    for name in ("upper_thresh", "lower_thresh", "num_iterations", "max_input_tokens", "max_token_length", "max_unique_chars"):
-        algorithm.add_argument(f"--{name.replace('_', '-')}", type=int, default=getattr(defaults, name))
-    algorithm.add_argument("--slack-ratio", type=float, default=defaults.slack_ratio)
-    algorithm.add_argument("--joiner", default=defaults.joiner, help="suffix indicator (default ##)")
-    algorithm.add_argument("--no-joiner-token", action="store_true", help="learn non-initial tokens without the joiner")
+def _add_export_command(commands) -> None:
+    exp = _subcommand(
+        commands, "export",
+        help="build the tutorial's ted_hrlr_translate_pt_en_converter SavedModel (pt and en tokenizers)",
+        description="Learns pt and en vocabularies, saves the converter atomically (and a .zip), reloads it and "
+        "prints the round trip of 'Hello TensorFlow!'.",
+    )
+    source = exp.add_mutually_exclusive_group()
+    source.add_argument("--input", nargs="+", metavar="TSV", help="pt<TAB>en files, UTF-8 (default: the embedded sample)")
+    source.add_argument("--tfds", metavar="NAME", help="e.g. ted_hrlr_translate/pt_to_en, if in your TFDS data dir")
+    exp.add_argument("--out", default="ted_hrlr_translate_pt_en_converter", help="SavedModel folder to write")
+    exp.add_argument("--vocab-size", type=int_at_least(1), default=8000, help="target size of each vocabulary")
+    exp.add_argument("--overwrite", action="store_true",
+                     help="replace --out (and its .zip) if it is a SavedModel this command wrote; never another folder")
+    exp.add_argument("--no-zip", action="store_true", help="do not write OUT.zip")
+    exp.set_defaults(run=_export, parser=exp)
 
 
-def bert_tokenizer_params(args) -> dict:
-    return dict(lower_case=args.lower_case, keep_whitespace=args.keep_whitespace,
-                normalization_form=args.normalization_form, preserve_unused_token=args.preserve_unused_token)
+def _fail(args, error: Exception) -> int:
+    print(f"tf-wordpiece {args.command}: {in_option_names(str(error), args.parser)}", file=sys.stderr)
+    return 2
 
 
-def learn_params(args) -> dict:
-    from tf_wordpiece.learner import LearnParams
-
-    params = {name: getattr(args, name) for name in LearnParams._fields if hasattr(args, name)}
-    return params | {"include_joiner_token": not args.no_joiner_token}
-
-
-def _learn(args) -> int:
+def _learn(args, kept: list[str]) -> int:
     import time
-    import warnings
 
-    from tf_wordpiece import word_counts
-    from tf_wordpiece.basic_tokenizer import tf_text_basic_tokenizer
-    from tf_wordpiece.learner import learn
-    from tf_wordpiece.vocab import write_vocab_file
+    from tf_wordpiece.files import check_file_output, looks_like_text_lines
 
     try:
-        if os.path.exists(args.out) and not args.overwrite:
-            raise FileExistsError(f"--out: {args.out} exists; pass --overwrite to replace it")
+        check_file_output(args.out, overwrite=args.overwrite, what="--out", kind="vocab file",
+                          looks_ours=looks_like_text_lines)
+    except (ValueError, FileExistsError) as e:
+        return _fail(args, e)
+    import_tensorflow_quietly()
+    from tf_wordpiece import word_counts
+    from tf_wordpiece.basic_tokenizer import tf_text_basic_tokenizer
+
+    source = ", ".join(args.input) if args.input else args.tfds
+    try:
         dataset = word_counts.text_line_dataset(args.input) if args.input else word_counts.tfds_text_dataset(args.tfds)
         splitter = tf_text_basic_tokenizer(**bert_tokenizer_params(args))
         start = time.perf_counter()
         counts = word_counts.count_words(dataset, splitter, progress=True)
         counted = time.perf_counter()
-        if not counts:
-            raise ValueError(f"input: no words in {args.input or args.tfds} ({counts.lines} lines); is the corpus empty?")
-        stats: dict = {}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # an oversized result is the error below
-            vocab = learn(counts, args.vocab_size, args.reserved, **learn_params(args), progress=True, stats=stats)
-        if stats["minimum_size"] > args.vocab_size:
-            raise ValueError(f"--vocab-size: {args.vocab_size} is smaller than the reserved tokens plus the alphabet "
-                             f"({stats['minimum_size']} tokens); raise --vocab-size or lower --max-unique-chars")
-        write_vocab_file(args.out, vocab, overwrite=args.overwrite)
+        _check_counts(counts, source)
+        vocab, stats = _learn_vocab(counts, args)
     except (ValueError, TypeError, FileExistsError) as e:
-        print(f"tf-wordpiece learn: {e}", file=sys.stderr)
-        return 2
-    skipped = f", skipped {counts.skipped_invalid_utf8} words of invalid UTF-8" if counts.skipped_invalid_utf8 else ""
-    print(f"learned {len(vocab)} tokens (target {args.vocab_size}) from {counts.lines} lines, {len(counts)} distinct "
-          f"words ({stats['words']} learned from){skipped}; count threshold {stats['threshold']} after "
-          f"{stats['search_steps']} search steps; counting {counted - start:.1f} s, learning "
-          f"{time.perf_counter() - counted:.1f} s -> {args.out}")
-    if len(vocab) > args.vocab_size:
-        print(f"note: more tokens than the target: the threshold search ended at {stats['threshold']} "
-              "(tensorflow_text gives the same); widen --lower-thresh..--upper-thresh or raise --slack-ratio")
-    if len(vocab) < args.vocab_size * (1 - args.slack_ratio) and stats["threshold"] <= args.lower_thresh:
-        print(f"note: fewer tokens than the target because the threshold reached --lower-thresh {args.lower_thresh}; "
-              "lower it (or give more text) to learn more")
+        return _fail(args, e)
+    kept.append(args.out)
+    _print_learn_summary(args, vocab, counts, stats, source, seconds=(counted - start, time.perf_counter() - counted))
     return 0
 
 
-def _export(args) -> int:
-    import tensorflow as tf
+def _check_counts(counts, source: str) -> None:
+    """Fails on a corpus without words or mostly not UTF-8; warns when some words were skipped as invalid UTF-8."""
+    if not counts:
+        raise ValueError(f"input: no words in {source} ({counts.lines} lines); is the corpus empty?")
+    invalid, valid = counts.skipped_invalid_utf8, sum(counts.values())
+    if invalid > valid:
+        raise ValueError(f"input: {invalid} of the {invalid + valid} words in {source} are not valid UTF-8; is it a "
+                         "UTF-8 text file? Convert it first, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8")
+    if invalid:
+        print(f"warning: skipped {invalid} of {invalid + valid} words of invalid UTF-8 in {source}", file=sys.stderr)
 
+
+def _learn_vocab(counts, args) -> tuple[list[str], dict]:
+    """Learns and writes the vocabulary; the target being below the alphabet's size is an error here, not a warning."""
+    import warnings
+
+    from tf_wordpiece.learner import learn, too_small_message
+    from tf_wordpiece.vocab import write_vocab_file
+
+    stats: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the library's warnings are the error and the notes of this command
+        vocab = learn(counts, args.vocab_size, args.reserved, **learn_params(args), progress=True, stats=stats)
+    too_small = too_small_message(stats, args.vocab_size)
+    if too_small:
+        raise ValueError(too_small)
+    write_vocab_file(args.out, vocab, overwrite=args.overwrite, what="--out")
+    return vocab, stats
+
+
+def _print_learn_summary(args, vocab, counts, stats, source: str, *, seconds: tuple[float, float]) -> None:
+    print(f"learned {len(vocab)} tokens (target {args.vocab_size}) from {counts.lines} lines of {source}, "
+          f"{len(counts)} distinct words ({stats['words']} learned from); count threshold {stats['threshold']} after "
+          f"{stats['search_steps']} search steps; counting {seconds[0]:.1f} s, learning {seconds[1]:.1f} s -> {args.out}")
+    for note in size_notes(len(vocab), args.vocab_size, stats, slack_ratio=args.slack_ratio,
+                           lower_thresh=args.lower_thresh):
+        print(f"note: {note}")
+
+
+def _export(args, kept: list[str]) -> int:
+    tf = import_tensorflow_quietly()
     from tf_wordpiece import converter
 
     try:
+        out = converter.check_outputs(args.out, overwrite=args.overwrite, make_zip=not args.no_zip)
         if args.input:
             pairs = converter.tsv_file_pairs(args.input)
         elif args.tfds:
             pairs = converter.tfds_pairs(args.tfds)
         else:
             pairs = converter.embedded_pairs()
-        summary = converter.export_converter(
-            args.out, pairs, vocab_size=args.vocab_size, overwrite=args.overwrite, make_zip=not args.no_zip
-        )
+        summary = converter.export_converter(args.out, pairs, vocab_size=args.vocab_size, overwrite=args.overwrite,
+                                             make_zip=False)
+        kept.append(str(out))
+        if not args.no_zip:
+            summary["zip"] = converter.zip_atomically(out, overwrite=args.overwrite)
+            kept.append(summary["zip"])
     except (ValueError, FileExistsError) as e:
-        print(f"tf-wordpiece export: {e}", file=sys.stderr)
-        return 2
+        return _fail(args, e)
     print(
         f"exported {args.out}: {summary['pairs']} pairs, vocab pt {summary['pt_vocab_size']} / en "
         f"{summary['en_vocab_size']}, learned in {summary['learn_seconds']:.1f} s, saved in "
@@ -164,19 +192,21 @@ def _export(args) -> int:
     return 0
 
 
-def _tokenize(args) -> int:
-    import tensorflow as tf
-
+def _tokenize(args, kept: list[str]) -> int:
+    if bool(args.vocab) == bool(args.tokenizer_json):
+        args.parser.error("give exactly one of --vocab or --tokenizer-json")
+    tf = import_tensorflow_quietly()
     import tf_wordpiece as twp
 
     try:
         if args.tokenizer_json:
-            tokenizer = twp.BertTokenizer.from_tokenizer_json(args.tokenizer_json)
+            overrides = {"unknown_token": args.unknown_token} if args.unknown_token else {}
+            tokenizer = twp.BertTokenizer.from_tokenizer_json(args.tokenizer_json, **overrides)
         else:
-            tokenizer = twp.BertTokenizer(args.vocab, compat=args.compat, lower_case=args.lower_case)
+            tokenizer = twp.BertTokenizer(args.vocab, compat=args.compat, lower_case=args.lower_case,
+                                          unknown_token=args.unknown_token or "[UNK]")
     except (ValueError, TypeError) as e:
-        print(f"tf-wordpiece: {e}", file=sys.stderr)
-        return 2
+        return _fail(args, e)
     ids, begin, end = tokenizer.tokenize_with_offsets(tf.constant(args.text))
     for row, text in enumerate(args.text):
         print(text)

@@ -11,14 +11,16 @@ import pathlib
 import shutil
 import tempfile
 import time
+import warnings
 from importlib import resources
 from typing import Iterable, Sequence
 
 import tensorflow as tf
-from tqdm import tqdm
 
-from tf_wordpiece.files import interrupts_deferred
-from tf_wordpiece.learner import bert_vocab_from_dataset
+from tf_wordpiece.files import check_model_folder, check_zip_output, interrupts_deferred
+from tf_wordpiece.learner import bert_vocab_from_dataset, too_small_message
+from tf_wordpiece.progress import elapsed_time_bar, progress_bar
+from tf_wordpiece.word_counts import tfds_download_hint
 from tf_wordpiece.module import CustomTokenizer
 from tf_wordpiece.vocab import write_vocab_file
 
@@ -48,13 +50,22 @@ def tsv_file_pairs(paths: Sequence[str]) -> list[tuple[str, str]]:
     pairs = []
     for path in paths:
         try:
-            text = pathlib.Path(path).read_text(encoding="utf-8")
+            data = pathlib.Path(path).read_bytes()
         except OSError as e:
             raise ValueError(f"--input: cannot read {path!r}: {e.strerror}") from None
-        pairs += read_tsv_pairs(text.splitlines(), source=path)
+        pairs += read_tsv_pairs(_utf8_text(data, path).splitlines(), source=path)
     if not pairs:
         raise ValueError(f"--input: no pt<TAB>en pairs in {list(paths)}")
     return pairs
+
+
+def _utf8_text(data: bytes, path: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise ValueError(f"--input: {path} is not UTF-8 text: line {line} holds the byte 0x{data[e.start]:02x}; "
+                         f"convert the file to UTF-8 first, e.g. iconv -f latin1 -t utf-8 {path} > utf8.tsv") from None
 
 
 def tfds_pairs(name: str = "ted_hrlr_translate/pt_to_en", split: str = "train") -> list[tuple[str, str]]:
@@ -66,14 +77,25 @@ def tfds_pairs(name: str = "ted_hrlr_translate/pt_to_en", split: str = "train") 
     try:
         dataset = tfds.load(name, split=split, as_supervised=True, download=False)
     except Exception as e:  # tfds raises several types for "not prepared"
-        raise ValueError(f"--tfds: {name} is not available in the TFDS data dir ({e}); download it first") from None
+        raise ValueError(f"--tfds: cannot load {name} split {split!r} from the TFDS data dir ({_first_line(e)}); "
+                         f"{tfds_download_hint(name)}") from None
     return [(pt.decode("utf-8"), en.decode("utf-8")) for pt, en in tfds.as_numpy(dataset)]
 
 
 def learn_vocab(sentences: list[str], *, vocab_size: int, lower_case: bool = True) -> list[str]:
-    """The tutorial's vocabulary learning: BERT's learner on the tutorial's reserved tokens."""
+    """The tutorial's vocabulary learning: BERT's learner on the tutorial's reserved tokens.
+
+    A `vocab_size` below the reserved tokens plus the alphabet is a ValueError.
+    """
     dataset = tf.data.Dataset.from_tensor_slices(sentences).batch(1000)
-    return bert_vocab_from_dataset(dataset, vocab_size, RESERVED_TOKENS, {"lower_case": lower_case})
+    stats: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # too small is the error below; above the target is tensorflow_text's result
+        vocab = bert_vocab_from_dataset(dataset, vocab_size, RESERVED_TOKENS, {"lower_case": lower_case}, stats=stats)
+    too_small = too_small_message(stats, vocab_size)
+    if too_small:
+        raise ValueError(too_small)
+    return vocab
 
 
 class Converter(tf.Module):
@@ -88,21 +110,21 @@ class Converter(tf.Module):
 def save_atomically(module: tf.Module, out_dir: str, *, overwrite: bool = False, signatures=None) -> None:
     """Saves into a hidden sibling folder (`.NAME.*`), then renames it into place.
 
-    An existing model is replaced only with `overwrite`, and only once the new
-    one is complete. Ctrl-C (SIGINT) at any point leaves the old model (or none)
+    `files.check_model_folder` runs first: only an existing SavedModel (or an
+    empty folder) is ever replaced, only with `overwrite`, and only once the new
+    one is complete. A progress line shows the time spent saving. Ctrl-C (SIGINT) at any point leaves the old model (or none)
     and no temporary folder; it is held back while the two renames that swap the
     models run. SIGKILL can leave a hidden `.NAME.*` sibling, and, if it lands
     between those two renames, the old model in `.NAME.old.*/model` with nothing
     at NAME; never a partial model at NAME.
     """
-    out = pathlib.Path(out_dir).resolve()
-    if out.exists() and not overwrite:
-        raise FileExistsError(f"--out: {out} exists; pass --overwrite to replace it")
+    out = check_model_folder(out_dir, overwrite=overwrite, what="--out")
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = pathlib.Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     retired = None
     try:
-        tf.saved_model.save(module, str(staging / "model"), signatures=signatures)
+        with elapsed_time_bar(f"saving {out.name}"):
+            tf.saved_model.save(module, str(staging / "model"), signatures=signatures)
         with interrupts_deferred():
             retired = _swap_in(staging / "model", out)
     finally:
@@ -126,9 +148,13 @@ def _swap_in(new: pathlib.Path, out: pathlib.Path) -> pathlib.Path | None:
     return retired
 
 
-def zip_atomically(folder: str | os.PathLike) -> str:
-    """Writes FOLDER.zip (the folder, under its own name) through a hidden temporary file. Returns its path."""
+def zip_atomically(folder: str | os.PathLike, *, overwrite: bool = True) -> str:
+    """Writes FOLDER.zip (the folder, under its own name) through a hidden temporary file. Returns its path.
+
+    An existing FOLDER.zip is replaced only when it is such a zip (`files.check_zip_output`).
+    """
     folder = pathlib.Path(folder).resolve()
+    check_zip_output(folder.with_name(folder.name + ".zip"), overwrite=overwrite, folder_name=folder.name, what="--out")
     staging = pathlib.Path(tempfile.mkdtemp(prefix=f".{folder.name}.zip.", dir=folder.parent))
     try:
         archive = shutil.make_archive(str(staging / folder.name), "zip", root_dir=folder.parent, base_dir=folder.name)
@@ -139,19 +165,28 @@ def zip_atomically(folder: str | os.PathLike) -> str:
     return str(final)
 
 
+def check_outputs(out_dir: str, *, overwrite: bool, make_zip: bool) -> pathlib.Path:
+    """Checks the model folder (and OUT.zip) may be written, before any work: see `files.check_model_folder`."""
+    out = check_model_folder(out_dir, overwrite=overwrite, what="--out")
+    if make_zip:
+        check_zip_output(out.with_name(out.name + ".zip"), overwrite=overwrite, folder_name=out.name, what="--out")
+    return out
+
+
 def export_converter(out_dir: str, pairs: list[tuple[str, str]], *, vocab_size: int = 8000,
                      overwrite: bool = False, make_zip: bool = True) -> dict:
-    """Learns both vocabularies, builds the Converter, saves it (and a .zip). Returns timings."""
-    out = pathlib.Path(out_dir).resolve()
-    if out.exists() and not overwrite:
-        raise FileExistsError(f"--out: {out} exists; pass --overwrite to replace it")
+    """Learns both vocabularies, builds the Converter, saves it (and a .zip). Returns timings.
+
+    Nothing is learned unless `check_outputs` passes.
+    """
+    out = check_outputs(out_dir, overwrite=overwrite, make_zip=make_zip)
     if not pairs:
         raise ValueError("corpus: no sentence pairs")
     summary: dict = {"pairs": len(pairs)}
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as work:
         vocab_paths = {}
-        for index, language in enumerate(tqdm(["pt", "en"], desc="learning vocabularies")):
+        for index, language in enumerate(progress_bar(["pt", "en"], desc="learning vocabularies")):
             vocab = learn_vocab([pair[index] for pair in pairs], vocab_size=vocab_size)
             path = os.path.join(work, f"{language}_vocab.txt")
             write_vocab_file(path, vocab)
@@ -163,6 +198,10 @@ def export_converter(out_dir: str, pairs: list[tuple[str, str]], *, vocab_size: 
         save_atomically(converter, str(out), overwrite=overwrite)
     summary["export_seconds"] = time.perf_counter() - start
     if make_zip:
-        summary["zip"] = zip_atomically(out)
+        summary["zip"] = zip_atomically(out, overwrite=overwrite)
     summary["size_bytes"] = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     return summary
+
+
+def _first_line(error: Exception) -> str:
+    return str(error).strip().split("\n")[0]

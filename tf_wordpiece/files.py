@@ -8,19 +8,19 @@ import pathlib
 import signal
 import tempfile
 import threading
+import zipfile
+from typing import Callable
 
 
-def write_text_atomically(path: str | os.PathLike, text: str, *, overwrite: bool = True, what: str = "out") -> None:
+
+def write_text_atomically(path: str | os.PathLike, text: str, *, overwrite: bool = True, what: str = "out",
+                          kind: str = "file", looks_ours: Callable[[bytes], bool] | None = None) -> None:
     """Writes UTF-8 `text` to a temporary file beside `path`, syncs it, then renames it into place.
 
-    An interrupted write leaves `path` as it was. With `overwrite=False` an
-    existing `path` is a FileExistsError naming the argument `what`.
+    An interrupted write leaves `path` as it was. `check_file_output` runs first:
+    a folder at `path` is an error, and so is an existing file with `overwrite=False`.
     """
-    path = pathlib.Path(path)
-    if path.exists() and not overwrite:
-        raise FileExistsError(f"{what}: {path} exists; pass overwrite (--overwrite) to replace it")
-    if not path.parent.is_dir():
-        raise ValueError(f"{what}: the folder {path.parent} does not exist; create it first")
+    path = check_file_output(path, overwrite=overwrite, what=what, kind=kind, looks_ours=looks_ours)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as f:
@@ -32,6 +32,110 @@ def write_text_atomically(path: str | os.PathLike, text: str, *, overwrite: bool
     except BaseException:
         pathlib.Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def check_file_output(path: str | os.PathLike, *, overwrite: bool, what: str = "out", kind: str = "file",
+                      looks_ours: Callable[[bytes], bool] | None = None) -> pathlib.Path:
+    """Checks, before any work, that a file may be written at `path`. Returns it as a Path.
+
+    A folder at `path` or a missing parent folder is a ValueError. An existing
+    file is a FileExistsError unless `overwrite`; with `overwrite` it is still
+    refused (ValueError) when `looks_ours` says its first bytes are not a `kind`
+    this package writes, so that a user's own file is never replaced.
+    `what` names the argument in messages ("--out", "path").
+    """
+    path = pathlib.Path(path)
+    if path.is_dir():
+        raise ValueError(f"{what}: {path} is a folder; give the path of the {kind} to write inside it, "
+                         f"such as {path / _example_name(kind)}")
+    if not path.parent.is_dir():
+        raise ValueError(f"{what}: the folder {path.parent} does not exist; create it first")
+    if path.exists():
+        if not overwrite:
+            raise FileExistsError(f"{what}: {path} already exists; {_overwrite_hint(what)} to replace that {kind}, "
+                                  "or choose another path")
+        if looks_ours is not None and not looks_ours(_head(path)):
+            raise ValueError(f"{what}: {path} exists and does not look like a {kind}; tf-wordpiece replaces only "
+                             f"files of the kind it writes, so move that file or choose another path")
+    return path
+
+
+def check_model_folder(path: str | os.PathLike, *, overwrite: bool, what: str = "out") -> pathlib.Path:
+    """Checks, before any work, that a SavedModel folder may be written at `path`. Returns it resolved.
+
+    Only an existing SavedModel folder (one holding `saved_model.pb`) is ever
+    replaced, and only with `overwrite`. An empty folder is used as it is; missing
+    parent folders are the writer's to create. The
+    current folder or one above it, a file, and a folder holding anything else
+    are refused (ValueError), whatever `overwrite` says.
+    """
+    out = pathlib.Path(path).resolve()
+    here = pathlib.Path.cwd().resolve()
+    if out == here or out in here.parents:
+        raise ValueError(f"{what}: {path} is the current folder or one above it; give a new folder name for the "
+                         "model, such as ./converter")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{what}: {out} is a file, not a SavedModel folder; move it or choose another path")
+    if out.is_dir():
+        if (out / "saved_model.pb").is_file():
+            if not overwrite:
+                raise FileExistsError(f"{what}: {out} already holds a SavedModel; {_overwrite_hint(what)} to replace "
+                                      "that model, or choose another path")
+        elif any(out.iterdir()):
+            entries = sorted(p.name for p in out.iterdir())
+            shown = ", ".join(entries[:3]) + (f" and {len(entries) - 3} more" if len(entries) > 3 else "")
+            raise ValueError(f"{what}: {out} is a folder that is not a SavedModel (it holds {shown}); tf-wordpiece "
+                             "replaces only SavedModel folders, so give a new folder name")
+    return out
+
+
+def check_zip_output(path: str | os.PathLike, *, overwrite: bool, folder_name: str, what: str = "out") -> pathlib.Path:
+    """Checks that the archive of model folder `folder_name` may be written at `path` (see `check_file_output`).
+
+    An existing archive is replaced only when it is a zip of `folder_name/`
+    alone, as `zip_atomically` writes it.
+    """
+
+    def is_zip_of_the_model(_head: bytes) -> bool:
+        try:
+            with zipfile.ZipFile(path) as archive:
+                names = archive.namelist()
+        except (zipfile.BadZipFile, OSError):
+            return False
+        return bool(names) and all(name == f"{folder_name}/" or name.startswith(f"{folder_name}/") for name in names)
+
+    return check_file_output(path, overwrite=overwrite, what=what, kind=f"zip of {folder_name}/",
+                             looks_ours=is_zip_of_the_model)
+
+
+def looks_like_text_lines(head: bytes) -> bool:
+    """Whether the first bytes of a file read as UTF-8 text of one token a line (a vocab file), not prose or data.
+
+    Prose, tables and JSON have spaces inside most lines; vocabularies almost never do.
+    """
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if e.start < len(head) - 4:  # not just a character cut at the end of the sample
+            return False
+        text = head[: e.start].decode("utf-8")
+    lines = [line.strip() for line in text.split("\n") if line.strip()]
+    with_spaces = sum(1 for line in lines if any(c.isspace() for c in line))
+    binary = sum(1 for line in lines if "\x00" in line and line != "\x00")  # a NUL token alone on its line is fine
+    return with_spaces * 2 <= len(lines) and not binary
+
+
+def _overwrite_hint(what: str) -> str:
+    return "pass --overwrite" if what.startswith("--") else "pass overwrite=True"
+
+
+def _head(path: pathlib.Path, size: int = 65536) -> bytes:
+    with open(path, "rb") as f:
+        return f.read(size)
+
+
+def _example_name(kind: str) -> str:
+    return {"vocab file": "vocab.txt", "tokenizer.json": "tokenizer.json"}.get(kind, "out.txt")
 
 
 @contextlib.contextmanager

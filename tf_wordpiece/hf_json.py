@@ -271,4 +271,5 @@ def write_tokenizer_json(tokenizer, path: str | os.PathLike) -> None:
         raise ValueError(f"path: {os.fspath(path)!r} is a folder; pass a file path such as .../tokenizer.json")
     spec = tokenizer_json(tokenizer)
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomically(path, json.dumps(spec, ensure_ascii=False, indent=2), what="path")
+    write_text_atomically(path, json.dumps(spec, ensure_ascii=False, indent=2), what="path", kind="tokenizer.json",
+                          looks_ours=lambda head: head.lstrip().startswith(b"{"))

@@ -29,28 +29,15 @@ the greedy splitting of all words runs as array operations.
 from __future__ import annotations
 
 import warnings
-from typing import Iterable, Mapping, NamedTuple, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import tensorflow as tf
-from tqdm.auto import tqdm
 
 from tf_wordpiece.basic_tokenizer import tf_text_basic_tokenizer
+from tf_wordpiece.learn_params import LearnParams
+from tf_wordpiece.progress import progress_bar
 from tf_wordpiece.word_counts import count_words
-
-
-class LearnParams(NamedTuple):
-    """tensorflow_text's learner parameters, with its defaults."""
-
-    upper_thresh: int | None = 10_000_000
-    lower_thresh: int | None = 10
-    num_iterations: int = 4
-    max_input_tokens: int | None = 5_000_000
-    max_token_length: int = 50
-    max_unique_chars: int = 1000
-    slack_ratio: float = 0.05
-    include_joiner_token: bool = True
-    joiner: str = "##"
 
 
 def learn(
@@ -121,14 +108,23 @@ def learn(
     vocab = _search_threshold(lattice, lower, upper, vocab_size, list(reserved_tokens), params, progress=progress, stats=stats)
     stats["minimum_size"] = len(lattice.vocabulary(stats["threshold"], 0, list(reserved_tokens)))
     if stats["minimum_size"] > vocab_size:
-        warnings.warn(f"vocab_size: the reserved tokens and the alphabet (with its joined copies) alone are "
-                      f"{stats['minimum_size']} tokens, more than vocab_size={vocab_size}; raise vocab_size or "
-                      "lower max_unique_chars", stacklevel=2)
+        warnings.warn(too_small_message(stats, vocab_size), stacklevel=2)
     elif len(vocab) > vocab_size:
         warnings.warn(f"vocab_size: the threshold search ended at {stats['threshold']} with {len(vocab)} tokens, more "
                       f"than vocab_size={vocab_size} (as tensorflow_text's does); widen lower_thresh..upper_thresh "
                       "or raise slack_ratio", stacklevel=2)
     return vocab
+
+
+def too_small_message(stats: dict, vocab_size: int) -> str | None:
+    """Why `vocab_size` cannot be met (the reserved tokens and the alphabet alone exceed it), or None.
+
+    `stats` is what `learn` filled.
+    """
+    if stats.get("minimum_size", 0) <= vocab_size:
+        return None
+    return (f"vocab_size: {vocab_size} is smaller than the reserved tokens plus the alphabet (with its joined "
+            f"copies), {stats['minimum_size']} tokens; raise vocab_size or lower max_unique_chars")
 
 
 def bert_vocab_from_dataset(
@@ -247,7 +243,7 @@ def _search_threshold(lattice: "SuffixLattice", lower: int, upper: int, vocab_si
                       reserved: list[str], params: LearnParams, *, progress: bool, stats: dict) -> list[str]:
     """tensorflow_text's binary search on the count threshold, as a loop."""
     slack = max(params.slack_ratio * vocab_size, 0)
-    bar = tqdm(desc="threshold search", unit="step", disable=not progress, leave=False)
+    bar = progress_bar(desc="threshold search", unit="step", disable=not progress, leave=False)
     with bar:
         while True:
             thresh = (upper + lower) // 2

@@ -43,7 +43,8 @@ import unicodedata
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
-from tqdm import tqdm
+
+from tf_wordpiece.progress import progress_bar
 
 PAD = "<pad>"
 EOS = "<EOS>"
@@ -443,7 +444,7 @@ def build_to_target_size(token_counts: Mapping[str, int], target_size: int, *, c
             f"target_size: {target_size!r} is smaller than the smallest vocabulary for this corpus "
             f"({learner.smallest_size()} ids: {_smallest_what(learner)}); pass at least {learner.smallest_size()}"
         )
-    with tqdm(desc=f"subwords ({compat})", unit=" builds", disable=not verbose, file=sys.stderr) as bar:
+    with progress_bar(desc=f"subwords ({compat})", unit=" builds", disable=not verbose, file=sys.stderr) as bar:
 
         def build(min_count: int) -> list[str]:
             vocab = learner.build(min_count)

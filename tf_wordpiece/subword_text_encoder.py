@@ -137,7 +137,7 @@ class SubwordTextEncoder(tf.Module):
         """Writes the vocabulary atomically: t2t, one quoted subtoken a line; tfds, its
         header and metadata lines first (name the file `prefix + ".subwords"` for tfds's loader)."""
         text = sl.format_tfds_vocab(self.subtokens) if self.compat == "tfds" else sl.format_vocab(self.subtokens)
-        write_text_atomically(path, text, what="path")
+        write_text_atomically(path, text, what="path", kind="subword vocabulary", looks_ours=_looks_like_a_subword_file)
 
     @tf.function
     def encode(self, strings):
@@ -311,3 +311,9 @@ def _check_encodable(subtokens: list[str], alphabet: frozenset[str], source: str
             f"({missing[:10]}); every character of the alphabet and of '\\\\_u;0123456789' must be one. "
             "Learn the vocabulary with SubwordTextEncoder.build_from_corpus"
         )
+
+
+def _looks_like_a_subword_file(head: bytes) -> bool:
+    """Whether a file starts as `store_to_file` writes: quoted subtokens a line, after tfds's `###` header lines."""
+    lines = [line for line in head.split(b"\n")[:-1] if line and not line.startswith(b"###")]
+    return all(line[:1] in (b"'", b'"') for line in lines)

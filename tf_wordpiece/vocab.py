@@ -7,7 +7,7 @@ from typing import Sequence, Union
 
 import tensorflow as tf
 
-from tf_wordpiece.files import write_text_atomically
+from tf_wordpiece.files import looks_like_text_lines, write_text_atomically
 
 VocabLike = Union[str, os.PathLike, Sequence[str], tf.lookup.StaticHashTable]
 
@@ -32,7 +32,13 @@ class Vocab(tf.Module):
         super().__init__(name="vocab")
         self.source = _describe(vocab)
         self.tokens = _read_tokens(vocab, self.source)
-        _validate(self.tokens, self.source, required)
+        try:
+            _validate(self.tokens, self.source, required)
+        except ValueError as e:
+            if isinstance(vocab, (str, os.PathLike)) and not looks_like_text_lines("\n".join(self.tokens).encode()):
+                raise ValueError(f"vocab: {os.fspath(vocab)!r} does not look like a vocab file (one token a line, line n "
+                                 f"is id n): most of its lines hold spaces, as prose and tables do. {e}") from None
+            raise
         self._ids = {t: i for i, t in enumerate(self.tokens)}  # for Python-side lookups
         self.table = tf.lookup.StaticHashTable(
             tf.lookup.KeyValueTensorInitializer(
@@ -93,10 +99,17 @@ def read_vocab_file(path: str | os.PathLike) -> list[str]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ValueError(f"vocab: vocab file {path!r} is not valid UTF-8 (byte {e.start}); re-save it as UTF-8") from None
+    _check_not_a_tokenizer_json(path, data)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the final newline ends the last token, it does not start a new one
     return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def _check_not_a_tokenizer_json(path: str, data: bytes) -> None:
+    if data.lstrip().startswith(b"{") and b'"model"' in data:
+        raise ValueError(f"vocab: {path!r} looks like a Hugging Face tokenizer.json, not a vocab.txt; load it with "
+                         "BertTokenizer.from_tokenizer_json (--tokenizer-json on the command line)")
 
 
 def _validate(tokens: list[str], source: str, required: Sequence[str]) -> None:
@@ -120,12 +133,18 @@ def _validate(tokens: list[str], source: str, required: Sequence[str]) -> None:
         )
 
 
-def write_vocab_file(path: str | os.PathLike, tokens: Sequence[str], *, overwrite: bool = True) -> None:
-    """Writes vocab.txt (UTF-8, one token a line, line n is id n) atomically; `read_vocab_file` reads it back."""
+def write_vocab_file(path: str | os.PathLike, tokens: Sequence[str], *, overwrite: bool = True, what: str = "path") -> None:
+    """Writes vocab.txt (UTF-8, one token a line, line n is id n) atomically; `read_vocab_file` reads it back.
+
+    An existing file is replaced only with `overwrite` and only when it looks
+    like a vocab file (`files.check_file_output`); `what` names the path's
+    argument in errors.
+    """
     unwritable = [t for t in tokens if "\n" in t or t.endswith("\r")]
     if unwritable:
         raise ValueError(f"tokens: {unwritable[:3]} cannot be written one per line (line break in the token)")
     if tokens and tokens[0].startswith("\ufeff"):
         raise ValueError(f"tokens: the first token {tokens[0]!r} starts with U+FEFF, which reads back as a byte order "
                          "mark (an error); move it after the first token")
-    write_text_atomically(path, "".join(f"{token}\n" for token in tokens), overwrite=overwrite)
+    write_text_atomically(path, "".join(f"{token}\n" for token in tokens), overwrite=overwrite, what=what,
+                          kind="vocab file", looks_ours=looks_like_text_lines)

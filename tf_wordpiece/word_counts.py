@@ -7,9 +7,9 @@ import sys
 from typing import Sequence
 
 import tensorflow as tf
-from tqdm.auto import tqdm
 
 from tf_wordpiece.basic_tokenizer import BasicTokenizer
+from tf_wordpiece.progress import progress_bar
 from tf_wordpiece.space_chunks import words_never_span_spaces
 
 BATCH_SIZE = 8192  # strings per counting batch (datasets of scalars or vectors are rebatched)
@@ -54,7 +54,7 @@ def count_words(dataset: tf.data.Dataset, basic_tokenizer: BasicTokenizer, *, pr
     totals: dict[bytes, int] = {}
     batches = dataset.map(batch_word_counter(basic_tokenizer), num_parallel_calls=tf.data.AUTOTUNE, deterministic=True).prefetch(2)
     result = WordCounts()
-    with tqdm(desc="counting words", unit=" strings", disable=not progress, leave=False) as bar:
+    with progress_bar(desc="counting words", unit=" strings", disable=not progress, leave=False) as bar:
         for words, counts, size, invalid in batches:
             for word, count in zip(words.numpy().tolist(), counts.numpy().tolist()):
                 totals[word] = totals.get(word, 0) + count
@@ -156,7 +156,15 @@ def tfds_text_dataset(spec: str) -> tf.data.Dataset:
     try:
         dataset = tfds.load(name, split=split, download=False)
     except Exception as e:  # tfds raises several types for "not prepared" and "no such split"
-        raise ValueError(f"tfds: cannot load {name} split {split!r} from the TFDS data dir ({e}); download it first") from None
+        reason = str(e).strip().split("\n")[0]
+        raise ValueError(f"tfds: cannot load {name} split {split!r} from the TFDS data dir ({reason}); "
+                         f"{tfds_download_hint(name)}") from None
     if feature not in dataset.element_spec:
         raise ValueError(f"tfds: {name} has no feature {feature!r}; it has {sorted(dataset.element_spec)}")
     return dataset.map(lambda example: example[feature])
+
+
+def tfds_download_hint(name: str) -> str:
+    """How a command-line user downloads and prepares a TFDS dataset (the CLI itself never downloads)."""
+    return (f"download and prepare it once with `tfds build {name}` (or python -c \"import tensorflow_datasets as "
+            f"tfds; tfds.load('{name}', download=True)\"), or set TFDS_DATA_DIR to the data dir that holds it")
