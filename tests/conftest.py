@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import pathlib
 import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -15,6 +16,15 @@ VOCAB = DATA / "bert-base-uncased" / "vocab.txt"
 TOKENIZER_JSON = DATA / "bert-base-uncased" / "tokenizer.json"
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))  # for hard_strings and contract
+
+
+@pytest.fixture
+def library_temp_files(tmp_path, monkeypatch) -> None:
+    """Apache Beam and tfds leave folders in the system temp dir: point it at this test's tmp_path instead."""
+    folder = tmp_path / "library-temp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    monkeypatch.setenv("TMPDIR", str(folder))
 
 
 @pytest.fixture(scope="session")

@@ -12,6 +12,7 @@ import os
 import pathlib
 import tempfile
 
+import pytest
 from conftest import TOKENIZER_JSON
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -63,9 +64,15 @@ def mutated(draw, valid: bytes) -> bytes:
     return bytes(data)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _fuzz_folder(tmp_path_factory):
+    """Where `written` puts files: under pytest's temporary folder (hypothesis examples cannot take tmp_path)."""
+    global FOLDER
+    FOLDER = tmp_path_factory.mktemp("fuzz")
+
+
 def written(data: bytes, name: str) -> str:
-    folder = tempfile.mkdtemp(prefix="fuzz-")
-    path = pathlib.Path(folder, name)
+    path = pathlib.Path(tempfile.mkdtemp(dir=FOLDER), name)
     path.write_bytes(data)
     return str(path)
 

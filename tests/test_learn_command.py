@@ -44,7 +44,7 @@ def test_learned_vocabulary_covers_its_corpus(english):
     assert (ids != vocab.index("[UNK]")).all()  # every character is in the alphabet, so no word is unknown
 
 
-def test_beam_pipeline_gives_the_same_vocabulary(english, tmp_path):
+def test_beam_pipeline_gives_the_same_vocabulary(english, tmp_path, library_temp_files):
     from tf_wordpiece import beam
 
     path, expected = english
@@ -88,7 +88,7 @@ def test_bad_input_is_a_clear_error_and_writes_nothing(english, tmp_path, capsys
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted({"empty.txt", out.name} & {p.name for p in tmp_path.iterdir()})
 
 
-def test_tfds_source(tmp_path):
+def test_tfds_source(tmp_path, library_temp_files):
     """--tfds reads NAME:SPLIT:FEATURE from the TFDS data dir (here tfds's offline mock of the tutorial's dataset)."""
     import tensorflow_datasets as tfds
 

@@ -48,6 +48,8 @@ def kernel_environment(tmp_path_factory):
         "MPLBACKEND": "Agg",
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
         "TF_CPP_MIN_LOG_LEVEL": "2",
+        "IPYTHONDIR": str(tmp_path_factory.mktemp("ipython")),  # not the user's ~/.ipython
+        "TMPDIR": str(tmp_path_factory.mktemp("kernel-tmp")),  # tfds leaves a tmp*tfds folder behind
     }
     saved = {name: os.environ.get(name) for name in environment}
     os.environ.update(environment)

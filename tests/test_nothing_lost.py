@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+from typing import NamedTuple
 
 import pytest
 import tensorflow as tf
@@ -44,7 +45,13 @@ def tree(path: pathlib.Path) -> dict[str, str]:
     return {str(p.relative_to(path.parent)): hashlib.sha256(p.read_bytes()).hexdigest() for p in found}
 
 
-def run_and_interrupt(args: list[str], cwd: pathlib.Path, how: signal.Signals, *, after: float, ready: str = "") -> int:
+class Interrupted(NamedTuple):
+    code: int  # the exit code (negative: killed by that signal)
+    stderr: str
+    seconds_after_signal: float | None  # None: the command finished before the signal
+
+
+def run_and_interrupt(args: list[str], cwd: pathlib.Path, how: signal.Signals, *, after: float, ready: str = "") -> Interrupted:
     """Runs `python -m tf_wordpiece.cli ARGS`; `after` seconds past the first `ready` line on stderr, sends `how`."""
     log = cwd / f"stderr-{how.name}.log"
     env = dict(os.environ, PYTHONPATH=str(REPO), TF_CPP_MIN_LOG_LEVEL="2")
@@ -55,15 +62,26 @@ def run_and_interrupt(args: list[str], cwd: pathlib.Path, how: signal.Signals, *
         deadline = time.monotonic() + 300
         while ready and ready.encode() not in log.read_bytes() and child.poll() is None and time.monotonic() < deadline:
             time.sleep(0.1)
+        sent = None
         try:
             child.wait(timeout=after)
         except subprocess.TimeoutExpired:
             child.send_signal(how)
-        return child.wait(timeout=300)
+            sent = time.monotonic()
+        code = child.wait(timeout=300)
+        return Interrupted(code, log.read_text(encoding="utf-8", errors="replace"),
+                           None if sent is None else time.monotonic() - sent)
     finally:
         if child.poll() is None:
             child.kill()
         log.unlink()
+
+
+def assert_ended_cleanly_by_ctrl_c(run: Interrupted) -> None:
+    """Exit 130 within a few seconds, one line saying what was kept, and no traceback."""
+    assert run.code == 130, run.stderr[-2000:]
+    assert run.seconds_after_signal < 15, run.seconds_after_signal
+    assert "interrupted; " in run.stderr and "Traceback" not in run.stderr, run.stderr[-2000:]
 
 
 def hidden(folder: pathlib.Path) -> list[str]:
@@ -72,8 +90,10 @@ def hidden(folder: pathlib.Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def learn_corpus(tmp_path_factory) -> pathlib.Path:
+    """About 60,000 English lines: counting them takes several seconds, so Ctrl-C lands in the tf.data pipeline."""
     path = tmp_path_factory.mktemp("corpus") / "en.txt"
-    path.write_text("\n".join(corpus("en")[:3000]) + "\n", encoding="utf-8")
+    lines = corpus("en")[:3000]
+    path.write_text("".join(f"{line} {copy}\n" for copy in range(20) for line in lines), encoding="utf-8")
     return path
 
 
@@ -86,20 +106,35 @@ def test_interrupted_learn_leaves_the_old_vocabulary_or_the_new_one(learn_corpus
     if existing:
         out.write_text(old, encoding="utf-8")
     args = ["learn", "--input", str(learn_corpus), "--out", out.name, "--vocab-size", "900", "--lower-case", "--overwrite"]
-    # Counting and learning take a few seconds after the "counting words" bar appears.
-    code = run_and_interrupt(args, tmp_path, how, after=seeded(how, existing).uniform(0.0, 2.5), ready="counting")
+    run = run_and_interrupt(args, tmp_path, how, after=seeded(how, existing).uniform(0.0, 8.0), ready="counting")
     if out.exists() and out.read_text(encoding="utf-8") != old:  # the run finished first: the whole new vocabulary
-        assert code == 0 or code == -how
+        assert run.code == 0 or run.code == -how
         vocab = read_vocab_file(out)
         assert vocab[:4] == ["[PAD]", "[UNK]", "[START]", "[END]"] and len(vocab) > 500
     else:
-        assert code != 0
+        assert run.code != 0
         assert out.exists() == existing
     leftovers = hidden(tmp_path)
     if how == signal.SIGINT:
         assert leftovers == []
+        if run.seconds_after_signal is not None:
+            assert_ended_cleanly_by_ctrl_c(run)
     else:
         assert all(name.startswith(".vocab.txt.") and name.endswith(".tmp") for name in leftovers), leftovers
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("after", [0.5, 2.0, 4.0, 7.0])
+def test_ctrl_c_ends_learn_at_once_at_any_point(learn_corpus, tmp_path, after):
+    """Ctrl-C while the words are counted (a tf.data pipeline, which could hang at exit) or while learning."""
+    args = ["learn", "--input", str(learn_corpus), "--out", "vocab.txt", "--vocab-size", "900", "--lower-case"]
+    run = run_and_interrupt(args, tmp_path, signal.SIGINT, after=after, ready="counting")
+    if run.seconds_after_signal is None:  # finished first
+        assert run.code == 0 and (tmp_path / "vocab.txt").exists()
+        return
+    assert_ended_cleanly_by_ctrl_c(run)
+    assert "interrupted; nothing written" in run.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
 @pytest.fixture(scope="module")
@@ -124,8 +159,11 @@ def test_interrupted_export_leaves_the_old_model_or_none(pairs_file, tmp_path, h
     before = tree(out) if existing else None
     args = ["export", "--input", str(pairs_file), "--out", out.name, "--vocab-size", "400", "--overwrite"]
     # Saving takes most of the run: interrupt it at a random point after the vocabularies are learned.
-    code = run_and_interrupt(args, tmp_path, how, after=seeded(how, existing).uniform(0.0, 20.0), ready="learning vocabularies: 100%")
+    run = run_and_interrupt(args, tmp_path, how, after=seeded(how, existing).uniform(0.0, 20.0), ready="learning vocabularies: 100%")
+    code = run.code
     assert not (tmp_path / "converter.zip").exists() or code == 0
+    if how == signal.SIGINT and run.seconds_after_signal is not None:
+        assert_ended_cleanly_by_ctrl_c(run)
     if code == 0:  # finished before the signal: the complete new model
         assert tf.saved_model.load(str(out)).en.tokenize(tf.constant(["Hello"])).shape[0] == 1
         return
@@ -138,6 +176,17 @@ def test_interrupted_export_leaves_the_old_model_or_none(pairs_file, tmp_path, h
         assert hidden(tmp_path) == []
     else:
         assert all(name.startswith(".converter.") for name in hidden(tmp_path))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ready, after", [("", 2.0), ("learning vocabularies", 1.0), ("saving", 1.0)],
+                         ids=["importing", "learning", "saving"])
+def test_ctrl_c_ends_export_at_once_at_any_point(pairs_file, tmp_path, ready, after):
+    args = ["export", "--input", str(pairs_file), "--out", "converter", "--vocab-size", "400"]
+    run = run_and_interrupt(args, tmp_path, signal.SIGINT, after=after, ready=ready)
+    assert_ended_cleanly_by_ctrl_c(run)
+    assert "interrupted; nothing written" in run.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
 def test_ctrl_c_while_writing_a_vocabulary_keeps_the_old_one(tmp_path, monkeypatch):

@@ -103,14 +103,14 @@ def _check_paths(args) -> None:
     try:
         matched = FileSystems.match([args.input])[0].metadata_list
     except BeamIOError as e:
-        raise ValueError(f"input: cannot list {args.input!r} ({e})") from None
+        raise ValueError(f"--input: cannot list {args.input!r} ({e})") from None
     if not matched:
-        raise ValueError(f"input: no files match {args.input!r}; check the path or the glob")
+        raise ValueError(f"--input: no files match {args.input!r}; check the path or the glob")
     if "://" not in args.out:  # local: the same rules as tf-wordpiece learn
-        check_file_output(args.out, overwrite=args.overwrite, what="out", kind="vocab file",
+        check_file_output(args.out, overwrite=args.overwrite, what="--out", kind="vocab file",
                           looks_ours=looks_like_text_lines)
     elif FileSystems.exists(args.out) and not args.overwrite:
-        raise FileExistsError(f"out: {args.out} already exists; pass --overwrite to replace that vocab file")
+        raise FileExistsError(f"--out: {args.out} already exists; pass --overwrite to replace that vocab file")
 
 
 _METRICS = "tf_wordpiece.beam"  # not __name__, which is "__main__" under python -m

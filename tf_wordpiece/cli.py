@@ -122,12 +122,12 @@ def _learn(args, kept: list[str]) -> int:
 
 def _check_counts(counts, source: str) -> None:
     """Fails on a corpus without words or mostly not UTF-8; warns when some words were skipped as invalid UTF-8."""
-    if not counts:
-        raise ValueError(f"input: no words in {source} ({counts.lines} lines); is the corpus empty?")
     invalid, valid = counts.skipped_invalid_utf8, sum(counts.values())
     if invalid > valid:
         raise ValueError(f"input: {invalid} of the {invalid + valid} words in {source} are not valid UTF-8; is it a "
                          "UTF-8 text file? Convert it first, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8")
+    if not counts:
+        raise ValueError(f"input: no words in {source} ({counts.lines} lines); is the corpus empty?")
     if invalid:
         print(f"warning: skipped {invalid} of {invalid + valid} words of invalid UTF-8 in {source}", file=sys.stderr)
 

@@ -20,7 +20,7 @@ import tensorflow as tf
 from tf_wordpiece.files import check_model_folder, check_zip_output, interrupts_deferred
 from tf_wordpiece.learner import bert_vocab_from_dataset, too_small_message
 from tf_wordpiece.progress import elapsed_time_bar, progress_bar
-from tf_wordpiece.word_counts import tfds_download_hint
+from tf_wordpiece.word_counts import tfds_load_error
 from tf_wordpiece.module import CustomTokenizer
 from tf_wordpiece.vocab import write_vocab_file
 
@@ -77,8 +77,7 @@ def tfds_pairs(name: str = "ted_hrlr_translate/pt_to_en", split: str = "train") 
     try:
         dataset = tfds.load(name, split=split, as_supervised=True, download=False)
     except Exception as e:  # tfds raises several types for "not prepared"
-        raise ValueError(f"--tfds: cannot load {name} split {split!r} from the TFDS data dir ({_first_line(e)}); "
-                         f"{tfds_download_hint(name)}") from None
+        raise ValueError(f"--tfds: {tfds_load_error(name, split, e)}") from None
     return [(pt.decode("utf-8"), en.decode("utf-8")) for pt, en in tfds.as_numpy(dataset)]
 
 
@@ -184,7 +183,9 @@ def export_converter(out_dir: str, pairs: list[tuple[str, str]], *, vocab_size: 
         raise ValueError("corpus: no sentence pairs")
     summary: dict = {"pairs": len(pairs)}
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory() as work:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    # Beside the model, like save_atomically's staging folder, so SIGKILL leaves only hidden .NAME.* siblings.
+    with tempfile.TemporaryDirectory(prefix=f".{out.name}.vocab.", dir=out.parent) as work:
         vocab_paths = {}
         for index, language in enumerate(progress_bar(["pt", "en"], desc="learning vocabularies")):
             vocab = learn_vocab([pair[index] for pair in pairs], vocab_size=vocab_size)
@@ -201,7 +202,3 @@ def export_converter(out_dir: str, pairs: list[tuple[str, str]], *, vocab_size: 
         summary["zip"] = zip_atomically(out, overwrite=overwrite)
     summary["size_bytes"] = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     return summary
-
-
-def _first_line(error: Exception) -> str:
-    return str(error).strip().split("\n")[0]

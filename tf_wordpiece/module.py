@@ -50,7 +50,8 @@ class CustomTokenizer(tf.Module):
       **tokenizer_params: BertTokenizer options (e.g. lower_case=True, compat="hf").
 
     >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "vocab.txt"
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name) / "vocab.txt"
     >>> _ = path.write_text("[PAD]\\n[UNK]\\n[START]\\n[END]\\nhello\\nworld\\n!\\n")
     >>> tok = CustomTokenizer(["[PAD]", "[UNK]", "[START]", "[END]"], str(path), lower_case=True)
     >>> ids = tok.tokenize(tf.constant(["Hello World!"]))
@@ -58,6 +59,7 @@ class CustomTokenizer(tf.Module):
     [[2, 4, 5, 6, 3]]
     >>> tok.detokenize(ids).numpy().tolist()
     [b'hello world !']
+    >>> folder.cleanup()
     """
 
     def __init__(self, reserved_tokens: Sequence[str], vocab_path: str | os.PathLike, *, seq_length: int = 128,

@@ -156,15 +156,18 @@ def tfds_text_dataset(spec: str) -> tf.data.Dataset:
     try:
         dataset = tfds.load(name, split=split, download=False)
     except Exception as e:  # tfds raises several types for "not prepared" and "no such split"
-        reason = str(e).strip().split("\n")[0]
-        raise ValueError(f"tfds: cannot load {name} split {split!r} from the TFDS data dir ({reason}); "
-                         f"{tfds_download_hint(name)}") from None
+        raise ValueError(f"tfds: {tfds_load_error(name, split, e)}") from None
     if feature not in dataset.element_spec:
         raise ValueError(f"tfds: {name} has no feature {feature!r}; it has {sorted(dataset.element_spec)}")
     return dataset.map(lambda example: example[feature])
 
 
-def tfds_download_hint(name: str) -> str:
-    """How a command-line user downloads and prepares a TFDS dataset (the CLI itself never downloads)."""
-    return (f"download and prepare it once with `tfds build {name}` (or python -c \"import tensorflow_datasets as "
-            f"tfds; tfds.load('{name}', download=True)\"), or set TFDS_DATA_DIR to the data dir that holds it")
+def tfds_load_error(name: str, split: str, error: Exception) -> str:
+    """Why `tfds.load(name, split=split)` failed, and how a command-line user downloads the dataset.
+
+    Only the first sentence of tfds's message is kept: the rest tells Python
+    users to pass download=True, which the command line cannot.
+    """
+    reason = str(error).strip().split("\n")[0].split(". ")[0]
+    return (f"cannot load {name} split {split!r} from the TFDS data dir ({reason}); download and prepare it once "
+            f"with `tfds build {name}`, or set TFDS_DATA_DIR to the data dir that holds it")

@@ -1,0 +1,238 @@
+"""The command line never destroys a user's files, explains every refusal in its own option names, and answers
+--help without loading TensorFlow.
+
+Each data-loss case puts a user's files beside (or at) the output, runs the command with --overwrite, and checks
+that every byte survives and that the refusal came before any work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import warnings
+import zipfile
+
+import pytest
+from conftest import TOKENIZER_JSON, VOCAB
+
+from tf_wordpiece import cli
+
+REPO = pathlib.Path(__file__).parent.parent
+PROSE = "A thesis, in prose.\nEvery line of it has spaces in it.\nNo vocabulary looks like this.\n"
+
+
+def snapshot(folder: pathlib.Path) -> dict[str, str]:
+    """Every file and folder under `folder` -> its SHA-256 (folders: "dir")."""
+    return {str(p.relative_to(folder)): "dir" if p.is_dir() else hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*"))}
+
+
+@pytest.fixture
+def user_folder(tmp_path, monkeypatch) -> pathlib.Path:
+    """The current folder, holding a user's thesis.txt, notes.txt, a data/ folder and a pairs.tsv corpus."""
+    (tmp_path / "thesis.txt").write_text(PROSE, encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("hello\n", encoding="utf-8")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "x.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    (tmp_path / "pairs.tsv").write_text("olá mundo\thello world\n" * 50, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("out, message", [
+    (".", "is the current folder or one above it"),
+    ("..", "is the current folder or one above it"),
+    ("notes.txt", "is a file, not a SavedModel folder"),
+    ("data", "is a folder that is not a SavedModel (it holds x.csv)"),
+])
+def test_export_refuses_to_replace_what_it_did_not_write(user_folder, capsys, out, message):
+    before = snapshot(user_folder.parent) if out == ".." else snapshot(user_folder)
+    assert cli.main(["export", "--input", "pairs.tsv", "--out", out, "--overwrite"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.startswith("tf-wordpiece export: --out: ")
+    assert "learning vocabularies" not in err  # refused before any work
+    assert (snapshot(user_folder.parent) if out == ".." else snapshot(user_folder)) == before
+
+
+def test_export_refuses_a_zip_it_did_not_write(user_folder, capsys):
+    with zipfile.ZipFile(user_folder / "converter.zip", "w") as archive:
+        archive.writestr("photos/cat.jpg", b"\xff\xd8 not really")
+    before = snapshot(user_folder)
+    assert cli.main(["export", "--input", "pairs.tsv", "--out", "converter", "--overwrite"]) == 2
+    assert "converter.zip exists and does not look like a zip of converter/" in capsys.readouterr().err
+    assert snapshot(user_folder) == before
+
+
+@pytest.mark.parametrize("out, overwrite, message", [
+    ("data", True, "--out: data is a folder; give the path of the vocab file to write inside it, such as data/vocab.txt"),
+    ("thesis.txt", True, "--out: thesis.txt exists and does not look like a vocab file"),
+    ("notes.txt", False, "--out: notes.txt already exists; pass --overwrite to replace that vocab file"),
+    ("nowhere/vocab.txt", False, "--out: the folder nowhere does not exist"),
+])
+def test_learn_refuses_before_counting(user_folder, capsys, out, overwrite, message):
+    before = snapshot(user_folder)
+    assert cli.main(["learn", "--input", "thesis.txt", "--out", out] + ["--overwrite"] * overwrite) == 2
+    err = capsys.readouterr().err
+    assert message in err and "counting words" not in err
+    assert snapshot(user_folder) == before
+
+
+def test_learn_replaces_a_vocab_file_with_overwrite(user_folder):
+    (user_folder / "vocab.txt").write_text("[PAD]\n[UNK]\nold\n", encoding="utf-8")
+    assert cli.main(["learn", "--input", "pairs.tsv", "--out", "vocab.txt", "--overwrite", "--lower-thresh", "1",
+                     "--vocab-size", "60"]) == 0
+    assert "mundo" in (user_folder / "vocab.txt").read_text(encoding="utf-8").split("\n")
+
+
+def test_python_writers_refuse_what_they_did_not_write(user_folder, vocab_tokens):
+    import tf_wordpiece as twp
+    from tf_wordpiece.vocab import write_vocab_file
+
+    before = snapshot(user_folder)
+    hf = twp.BertTokenizer.from_tokenizer_json(TOKENIZER_JSON)
+    encoder = twp.SubwordTextEncoder.build_from_corpus(["a b"] * 3, 40, verbose=False)
+    with pytest.raises(ValueError, match="thesis.txt exists and does not look like a tokenizer.json"):
+        hf.save("thesis.txt")
+    with pytest.raises(ValueError, match="thesis.txt exists and does not look like a subword vocabulary"):
+        encoder.store_to_file("thesis.txt")
+    with pytest.raises(ValueError, match="thesis.txt exists and does not look like a vocab file"):
+        write_vocab_file("thesis.txt", vocab_tokens[:10])
+    with pytest.raises(ValueError, match="data is a folder"):
+        encoder.store_to_file("data")
+    assert snapshot(user_folder) == before
+    encoder.store_to_file("subwords.txt")
+    encoder.store_to_file("subwords.txt")  # its own file: replaced
+    hf.save("tokenizer.json")
+    hf.save("tokenizer.json")
+    assert json.loads((user_folder / "tokenizer.json").read_text(encoding="utf-8"))["model"]["type"] == "WordPiece"
+
+
+def test_beam_refuses_a_missing_input_and_an_existing_output(user_folder, capsys, library_temp_files):
+    from tf_wordpiece import beam
+
+    assert beam.main(["--input", "no-such-*.txt", "--out", "vocab.txt"]) == 2
+    assert "--input: no files match 'no-such-*.txt'" in capsys.readouterr().err
+    assert beam.main(["--input", "pairs.tsv", "--out", "notes.txt"]) == 2
+    assert "--out: notes.txt already exists; pass --overwrite" in capsys.readouterr().err
+    assert (user_folder / "notes.txt").read_text(encoding="utf-8") == "hello\n"
+
+
+def test_beam_prints_the_summary_learn_prints(user_folder, capsys, library_temp_files):
+    from tf_wordpiece import beam
+
+    args = ["--input", "pairs.tsv", "--out", "vocab.txt", "--vocab-size", "60", "--lower-thresh", "1"]
+    assert beam.main(args + ["--runner=DirectRunner"]) == 0
+    printed = capsys.readouterr().out
+    size = len((user_folder / "vocab.txt").read_text(encoding="utf-8").splitlines())
+    assert f"learned {size} tokens (target 60) from 50 lines of pairs.tsv, 4 distinct words" in printed
+    assert "-> vocab.txt" in printed
+
+
+# Errors that say what to do, in the command line's names.
+
+def test_non_utf8_input_names_the_file_and_line(user_folder, capsys):
+    (user_folder / "latin1.tsv").write_bytes("ol\u00e1\thello\ncaf\u00e9\tcoffee\n".encode("utf-8")[:6] + "\n\u00e9\tx\n".encode("latin-1"))
+    assert cli.main(["export", "--input", "latin1.tsv", "--out", "m"]) == 2
+    assert "--input: latin1.tsv is not UTF-8 text: line 2 holds the byte 0xe9" in capsys.readouterr().err
+    assert not (user_folder / "m").exists()
+
+
+def test_learn_fails_on_a_file_that_is_mostly_not_utf8(user_folder, capsys):
+    (user_folder / "latin1.txt").write_bytes("caf\u00e9 cr\u00e8me br\u00fbl\u00e9e ol\u00e1\n".encode("latin-1") * 20)
+    assert cli.main(["learn", "--input", "latin1.txt", "--out", "vocab.txt"]) == 2
+    err = capsys.readouterr().err
+    assert "are not valid UTF-8; is it a UTF-8 text file?" in err and "latin1.txt" in err
+    assert not (user_folder / "vocab.txt").exists()
+
+
+def test_export_too_small_vocab_size_is_the_error_learn_gives(user_folder, capsys):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert cli.main(["export", "--input", "pairs.tsv", "--out", "m", "--vocab-size", "10"]) == 2
+    assert not caught, [str(w.message) for w in caught]
+    assert "--vocab-size: 10 is smaller than the reserved tokens plus the alphabet" in capsys.readouterr().err
+    assert not (user_folder / "m").exists()
+
+
+def test_messages_use_option_names(user_folder, capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["learn", "--input", "pairs.tsv", "--out", "v.txt", "--lower-thresh", "0"])
+    assert "argument --lower-thresh: expected an integer >= 1, got '0'" in capsys.readouterr().err
+    from tf_wordpiece.console import in_option_names
+
+    parser = cli.build_parser()._subparsers._group_actions[0].choices["learn"]
+    assert (in_option_names("vocab_size: 10 is too small; lower max_unique_chars", parser)
+            == "--vocab-size: 10 is too small; lower --max-unique-chars")
+    assert in_option_names("input: no words in x", parser) == "--input: no words in x"
+
+
+@pytest.mark.parametrize("vocab, message", [
+    ("thesis.txt", "does not look like a vocab file"),
+    (str(TOKENIZER_JSON), "looks like a Hugging Face tokenizer.json, not a vocab.txt; load it with "
+                          "BertTokenizer.from_tokenizer_json (--tokenizer-json on the command line)"),
+])
+def test_tokenize_explains_a_wrong_vocab_file(user_folder, capsys, vocab, message):
+    (user_folder / "thesis.txt").write_text(PROSE * 3, encoding="utf-8")  # duplicate lines, as long texts have
+    assert cli.main(["tokenize", "--vocab", vocab, "hello"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.startswith("tf-wordpiece tokenize: --vocab: ")
+
+
+def test_tokenize_unknown_token(tmp_path, capsys):
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("<unk>\nhello\n", encoding="utf-8")
+    assert cli.main(["tokenize", "--vocab", str(vocab), "hello"]) == 2
+    assert "lacks ['[UNK]']" in capsys.readouterr().err
+    assert cli.main(["tokenize", "--vocab", str(vocab), "--unknown-token", "<unk>", "hello", "zzz"]) == 0
+    printed = capsys.readouterr().out
+    assert "1  hello" in printed and "0  <unk>" in printed
+
+
+def test_missing_tfds_dataset_says_how_to_download_it(user_folder, capsys, library_temp_files):
+    pytest.importorskip("tensorflow_datasets")
+    assert cli.main(["learn", "--tfds", "ted_hrlr_translate/pt_to_en:train:en", "--out", "v.txt"]) == 2
+    learn_error = capsys.readouterr().err
+    assert cli.main(["export", "--tfds", "ted_hrlr_translate/pt_to_en", "--out", "m"]) == 2
+    export_error = capsys.readouterr().err
+    for error in (learn_error, export_error):
+        assert "tfds build ted_hrlr_translate/pt_to_en" in error and "download=True" not in error.split(";")[0]
+
+
+def test_learn_on_a_tiny_corpus_says_why_it_is_short(user_folder, capsys):
+    assert cli.main(["learn", "--input", "pairs.tsv", "--out", "vocab.txt", "--vocab-size", "500"]) == 0
+    printed = capsys.readouterr().out
+    assert "(target 500)" in printed
+    assert "note: fewer tokens than the target" in printed and "lower --lower-thresh" in printed
+
+
+# A command line that feels quick.
+
+def test_help_and_argument_errors_do_not_import_tensorflow():
+    probe = (
+        "import sys\n"
+        "from tf_wordpiece import cli\n"
+        "for argv in (['--help'], ['learn', '--help'], ['export', '--help'], ['tokenize', 'x']):\n"
+        "    try:\n"
+        "        cli.main(argv)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print('tensorflow' in sys.modules, 'tqdm' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                            env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert result.stdout.strip().endswith("False False"), result.stdout + result.stderr
+    assert "(default: 8000)" in result.stdout and "(default: 10)" in result.stdout  # every default shown
+    assert "usage: tf-wordpiece tokenize" in result.stderr  # the tokenize usage, not the top-level one
+    assert "give exactly one of --vocab or --tokenizer-json" in result.stderr
+
+
+def test_commands_hide_tensorflow_log_lines(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"} | {"PYTHONPATH": str(REPO)}
+    result = subprocess.run([sys.executable, "-m", "tf_wordpiece.cli", "tokenize", "--vocab", str(VOCAB), "hello!"],
+                            capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    assert result.returncode == 0 and "hello" in result.stdout
+    assert result.stderr == ""
