@@ -133,19 +133,10 @@ def _check_counts(counts, source: str) -> None:
 
 
 def _learn_vocab(counts, args) -> tuple[list[str], dict]:
-    """Learns and writes the vocabulary; the target being below the alphabet's size is an error here, not a warning."""
-    import warnings
-
-    from tf_wordpiece.learner import learn, too_small_message
+    from tf_wordpiece.learner import learn_or_fail
     from tf_wordpiece.vocab import write_vocab_file
 
-    stats: dict = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the library's warnings are the error and the notes of this command
-        vocab = learn(counts, args.vocab_size, args.reserved, **learn_params(args), progress=True, stats=stats)
-    too_small = too_small_message(stats, args.vocab_size)
-    if too_small:
-        raise ValueError(too_small)
+    vocab, stats = learn_or_fail(counts, args.vocab_size, args.reserved, **learn_params(args), progress=True)
     write_vocab_file(args.out, vocab, overwrite=args.overwrite, what="--out")
     return vocab, stats
 

@@ -1,6 +1,6 @@
 """Building and saving the tutorial's `ted_hrlr_translate_pt_en_converter` SavedModel.
 
-Both vocabularies are learned with tf_wordpiece's `bert_vocab_from_dataset`
+Both vocabularies are learned as tf_wordpiece's `bert_vocab_from_dataset` learns
 (tensorflow_text's algorithm and result); nothing here needs tensorflow_text.
 """
 
@@ -11,18 +11,18 @@ import pathlib
 import shutil
 import tempfile
 import time
-import warnings
 from importlib import resources
 from typing import Iterable, Sequence
 
 import tensorflow as tf
 
+from tf_wordpiece.basic_tokenizer import tf_text_basic_tokenizer
 from tf_wordpiece.files import check_model_folder, check_zip_output, interrupts_deferred
-from tf_wordpiece.learner import bert_vocab_from_dataset, too_small_message
-from tf_wordpiece.progress import elapsed_time_bar, progress_bar
-from tf_wordpiece.word_counts import tfds_load_error
+from tf_wordpiece.learner import learn_or_fail
 from tf_wordpiece.module import CustomTokenizer
+from tf_wordpiece.progress import elapsed_time_bar, progress_bar
 from tf_wordpiece.vocab import write_vocab_file
+from tf_wordpiece.word_counts import count_words, tfds_load_error
 
 RESERVED_TOKENS = ["[PAD]", "[UNK]", "[START]", "[END]"]
 EMBEDDED_CORPUS = "pt_en_sample.tsv"  # Debian 12 gettext catalogs, pt/en pairs; see README
@@ -87,14 +87,8 @@ def learn_vocab(sentences: list[str], *, vocab_size: int, lower_case: bool = Tru
     A `vocab_size` below the reserved tokens plus the alphabet is a ValueError.
     """
     dataset = tf.data.Dataset.from_tensor_slices(sentences).batch(1000)
-    stats: dict = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # too small is the error below; above the target is tensorflow_text's result
-        vocab = bert_vocab_from_dataset(dataset, vocab_size, RESERVED_TOKENS, {"lower_case": lower_case}, stats=stats)
-    too_small = too_small_message(stats, vocab_size)
-    if too_small:
-        raise ValueError(too_small)
-    return vocab
+    counts = count_words(dataset, tf_text_basic_tokenizer(lower_case=lower_case))
+    return learn_or_fail(counts, vocab_size, RESERVED_TOKENS)[0]
 
 
 class Converter(tf.Module):

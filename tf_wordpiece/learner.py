@@ -116,6 +116,23 @@ def learn(
     return vocab
 
 
+def learn_or_fail(word_counts, vocab_size: int, reserved_tokens: Sequence[str], **params) -> tuple[list[str], dict]:
+    """`learn` for the commands: returns the vocabulary and `learn`'s stats.
+
+    A `vocab_size` below the reserved tokens plus the alphabet is a ValueError
+    instead of a warning; a result above the target (tensorflow_text's too) is
+    returned without a warning, for the command to explain (`learn_params.size_notes`).
+    """
+    stats: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        vocab = learn(word_counts, vocab_size, reserved_tokens, **params, stats=stats)
+    too_small = too_small_message(stats, vocab_size)
+    if too_small:
+        raise ValueError(too_small)
+    return vocab, stats
+
+
 def too_small_message(stats: dict, vocab_size: int) -> str | None:
     """Why `vocab_size` cannot be met (the reserved tokens and the alphabet alone exceed it), or None.
 
