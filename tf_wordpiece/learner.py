@@ -141,7 +141,7 @@ def too_small_message(stats: dict, vocab_size: int) -> str | None:
     if stats.get("minimum_size", 0) <= vocab_size:
         return None
     return (f"vocab_size: {vocab_size} is smaller than the reserved tokens plus the alphabet (with its joined "
-            f"copies), {stats['minimum_size']} tokens; raise vocab_size or lower max_unique_chars")
+            f"copies), which alone are {stats['minimum_size']} tokens; raise vocab_size or lower max_unique_chars")
 
 
 def bert_vocab_from_dataset(
