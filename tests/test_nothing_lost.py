@@ -129,8 +129,8 @@ def test_ctrl_c_ends_learn_at_once_at_any_point(learn_corpus, tmp_path, after):
     """Ctrl-C while the words are counted (a tf.data pipeline, which could hang at exit) or while learning."""
     args = ["learn", "--input", str(learn_corpus), "--out", "vocab.txt", "--vocab-size", "900", "--lower-case"]
     run = run_and_interrupt(args, tmp_path, signal.SIGINT, after=after, ready="counting")
-    if run.seconds_after_signal is None:  # finished first
-        assert run.code == 0 and (tmp_path / "vocab.txt").exists()
+    if (tmp_path / "vocab.txt").exists():  # finished first (the signal may land while Python exits: -SIGINT)
+        assert run.code in (0, -signal.SIGINT) and len(read_vocab_file(tmp_path / "vocab.txt")) > 500
         return
     assert_ended_cleanly_by_ctrl_c(run)
     assert "interrupted; nothing written" in run.stderr
