@@ -170,21 +170,32 @@ class CustomTokenizer(tf.Module):
         return tf.cast(self.tokenizer.tokenize(strings).merge_dims(-2, -1), tf.int64)
 
     def _pack(self, segments):
+        """`[CLS] a [SEP] (b [SEP])` written straight into dense [batch, seq_length] rows.
+
+        Dense position arithmetic (no ragged concat), so TFLite converts and runs it.
+        """
         budget = self.seq_length - 1 - len(segments)  # [CLS] and one [SEP] per segment
         segments = round_robin_trim(segments, budget)
-        batch = segments[0].bounding_shape()[0]
-        parts, types = [tf.fill([batch, 1], tf.constant(self._cls, tf.int64))], [tf.zeros([batch, 1], tf.int64)]
+        position = tf.range(self.seq_length, dtype=tf.int64)[None, :]  # [1, seq_length]
+        batch = segments[0].nrows()
+        ids = tf.where(position == 0, tf.constant(self._cls, tf.int64), tf.constant(self._pad, tf.int64))
+        ids = tf.tile(ids, tf.stack([batch, tf.constant(1, batch.dtype)]))
+        types = tf.zeros_like(ids)
+        start = tf.ones([batch, 1], tf.int64)  # where the current segment begins
+        row = tf.range(batch)[:, None]
         for type_id, segment in enumerate(segments):
-            sep = tf.fill([batch, 1], tf.constant(self._sep, tf.int64))
-            piece = tf.concat([segment, sep], axis=1)
-            parts.append(piece)
-            types.append(tf.ones_like(piece) * type_id)
-        ids = tf.concat(parts, axis=1)
-        shape = [batch, self.seq_length]
+            length = segment.row_lengths()[:, None]
+            dense = segment.to_tensor(default_value=0, shape=tf.stack([batch, tf.constant(self.seq_length, batch.dtype)]))
+            inside = (position >= start) & (position < start + length)
+            at = tf.clip_by_value(position - start, 0, self.seq_length - 1) + row * self.seq_length
+            ids = tf.where(inside, tf.gather(tf.reshape(dense, [-1]), at), ids)
+            ids = tf.where(position == start + length, tf.constant(self._sep, tf.int64), ids)
+            types = tf.where((position >= start) & (position <= start + length), tf.constant(type_id, tf.int64), types)
+            start += length + 1
         return {
-            "input_word_ids": tf.cast(ids.to_tensor(default_value=self._pad, shape=shape), tf.int32),
-            "input_mask": tf.cast(tf.ones_like(ids).to_tensor(shape=shape), tf.int32),
-            "input_type_ids": tf.cast(tf.concat(types, axis=1).to_tensor(shape=shape), tf.int32),
+            "input_word_ids": tf.cast(ids, tf.int32),
+            "input_mask": tf.cast(position < start, tf.int32),
+            "input_type_ids": tf.cast(types, tf.int32),
         }
 
     def _checked(self, ids):
