@@ -170,33 +170,9 @@ class CustomTokenizer(tf.Module):
         return tf.cast(self.tokenizer.tokenize(strings).merge_dims(-2, -1), tf.int64)
 
     def _pack(self, segments):
-        """`[CLS] a [SEP] (b [SEP])` written straight into dense [batch, seq_length] rows.
-
-        Dense position arithmetic (no ragged concat), so TFLite converts and runs it.
-        """
         budget = self.seq_length - 1 - len(segments)  # [CLS] and one [SEP] per segment
-        segments = round_robin_trim(segments, budget)
-        position = tf.range(self.seq_length, dtype=tf.int64)[None, :]  # [1, seq_length]
-        batch = segments[0].nrows()
-        ids = tf.where(position == 0, tf.constant(self._cls, tf.int64), tf.constant(self._pad, tf.int64))
-        ids = tf.tile(ids, tf.stack([batch, tf.constant(1, batch.dtype)]))
-        types = tf.zeros_like(ids)
-        start = tf.ones([batch, 1], tf.int64)  # where the current segment begins
-        row = tf.range(batch)[:, None]
-        for type_id, segment in enumerate(segments):
-            length = segment.row_lengths()[:, None]
-            dense = segment.to_tensor(default_value=0, shape=tf.stack([batch, tf.constant(self.seq_length, batch.dtype)]))
-            inside = (position >= start) & (position < start + length)
-            at = tf.clip_by_value(position - start, 0, self.seq_length - 1) + row * self.seq_length
-            ids = tf.where(inside, tf.gather(tf.reshape(dense, [-1]), at), ids)
-            ids = tf.where(position == start + length, tf.constant(self._sep, tf.int64), ids)
-            types = tf.where((position >= start) & (position <= start + length), tf.constant(type_id, tf.int64), types)
-            start += length + 1
-        return {
-            "input_word_ids": tf.cast(ids, tf.int32),
-            "input_mask": tf.cast(position < start, tf.int32),
-            "input_type_ids": tf.cast(types, tf.int32),
-        }
+        return pack_segments(round_robin_trim(segments, budget), seq_length=self.seq_length, cls_id=self._cls,
+                             sep_id=self._sep, pad_id=self._pad)
 
     def _checked(self, ids):
         """`ids`, once checked to be in [0, vocab size) (the checks run first, not beside the use)."""
@@ -209,6 +185,44 @@ class CustomTokenizer(tf.Module):
         with tf.control_dependencies(checks):
             values = tf.identity(values)
         return ids.with_flat_values(values) if isinstance(ids, tf.RaggedTensor) else values
+
+
+def pack_segments(segments: list[tf.RaggedTensor], *, seq_length: int, cls_id: int, sep_id: int,
+                  pad_id: int) -> dict:
+    """`[CLS] a [SEP] (b [SEP])` written straight into dense int32 [batch, seq_length] rows.
+
+    `segments` (int64 [batch, (tokens)] each) must already fit: at most
+    seq_length - 1 - len(segments) tokens per row in all. Returns
+    {"input_word_ids", "input_mask", "input_type_ids"}; type ids 0 for [CLS],
+    the first segment and its [SEP], 1 for the second and its [SEP]. Dense
+    position arithmetic (no ragged concat), so that TFLite converts and runs it.
+
+    >>> out = pack_segments([tf.ragged.constant([[7, 8]], tf.int64), tf.ragged.constant([[9]], tf.int64)],
+    ...                     seq_length=7, cls_id=1, sep_id=2, pad_id=0)
+    >>> [out[k].numpy().tolist()[0] for k in ("input_word_ids", "input_mask", "input_type_ids")]
+    [[1, 7, 8, 2, 9, 2, 0], [1, 1, 1, 1, 1, 1, 0], [0, 0, 0, 0, 1, 1, 0]]
+    """
+    position = tf.range(seq_length, dtype=tf.int64)[None, :]  # [1, seq_length]
+    batch = segments[0].nrows()
+    ids = tf.where(position == 0, tf.constant(cls_id, tf.int64), tf.constant(pad_id, tf.int64))
+    ids = tf.tile(ids, tf.stack([batch, tf.constant(1, batch.dtype)]))
+    types = tf.zeros_like(ids)
+    start = tf.ones([batch, 1], tf.int64)  # where the current segment begins
+    row = tf.range(batch)[:, None]
+    for type_id, segment in enumerate(segments):
+        length = segment.row_lengths()[:, None]
+        dense = segment.to_tensor(default_value=0, shape=tf.stack([batch, tf.constant(seq_length, batch.dtype)]))
+        inside = (position >= start) & (position < start + length)
+        at = tf.clip_by_value(position - start, 0, seq_length - 1) + row * seq_length
+        ids = tf.where(inside, tf.gather(tf.reshape(dense, [-1]), at), ids)
+        ids = tf.where(position == start + length, tf.constant(sep_id, tf.int64), ids)
+        types = tf.where((position >= start) & (position <= start + length), tf.constant(type_id, tf.int64), types)
+        start += length + 1
+    return {
+        "input_word_ids": tf.cast(ids, tf.int32),
+        "input_mask": tf.cast(position < start, tf.int32),
+        "input_type_ids": tf.cast(types, tf.int32),
+    }
 
 
 def round_robin_trim(segments: list[tf.RaggedTensor], budget: int) -> list[tf.RaggedTensor]:
