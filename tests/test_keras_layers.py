@@ -123,6 +123,19 @@ def test_packer_in_a_saved_keras_model(vocab_path, tmp_path):
         assert np.array_equal(got[name], want[name]), name
 
 
+def test_string_lookup_lines_up_with_the_vocabulary(vocab_tokens):
+    """keras.layers.StringLookup adds OOV (and mask) ids in front; without them its ids are the line numbers."""
+    layer = WordPieceTokenizer(vocabulary=vocab_tokens, lowercase=True)
+    ids = layer(tf.constant(LINES)).to_list()
+    pieces = [[vocab_tokens[i] for i in row] for row in ids]
+    shifted = keras.layers.StringLookup(vocabulary=vocab_tokens)(tf.ragged.constant(pieces)).to_list()
+    assert shifted[0] == [i + 1 for i in ids[0]]  # the default: one OOV id first
+    options = dict(vocabulary=vocab_tokens, num_oov_indices=0, mask_token=None, oov_token="\x00not a token")
+    assert keras.layers.StringLookup(**options)(tf.ragged.constant(pieces)).to_list() == ids
+    inverse = keras.layers.StringLookup(invert=True, **options)(tf.ragged.constant(ids, dtype=tf.int64))
+    assert [[t.decode() for t in row] for row in inverse.to_list()] == pieces
+
+
 def test_bad_arguments(vocab_path):
     with pytest.raises(ValueError, match="vocabulary: WordPieceTokenizer needs one"):
         WordPieceTokenizer()

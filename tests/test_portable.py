@@ -105,6 +105,8 @@ CHILD = textwrap.dedent(
         "serving": {k: v.numpy().tolist() for k, v in serve.items()},
         "pair": {k: v.numpy().tolist() for k, v in pair.items()},
         "size": int(m.get_vocab_size()),
+        "lookup_int32": [t.decode() for t in m.lookup(tf.constant([[1, 7592]], tf.int32)).numpy()[0]],
+        "lookup_ragged_int32": [[t.decode() for t in row] for row in m.lookup(tf.ragged.constant([[2], []], tf.int32)).to_list()],
     }))
     """
 )
@@ -131,6 +133,10 @@ def test_saved_model_round_trip_in_a_fresh_process(tmp_path, compat):
     want_pair = module.bert_pack_pair_inputs(strings, tf.constant(lines[::-1]))
     assert got["pair"] == {k: v.numpy().tolist() for k, v in want_pair.items()}
     assert got["size"] == 30522
+    assert got["lookup_int32"] == ["[START]", "hello"] and got["lookup_ragged_int32"] == [["[END]"], []]
+    assert module.tokenize_nd("Hello").numpy().tolist() == got["ids"][0][:1] + [7592] + got["ids"][0][-1:]
+    grid = module.tokenize_nd(tf.constant([lines[:2], lines[2:]]))
+    assert grid.shape[:2] == [2, 2] and grid.to_list() == [got["ids"][:2], got["ids"][2:]]
     assert got["serving"]["lengths"][0] == 6 and got["pair"]["input_word_ids"][0][0] == 101
 
 

@@ -14,12 +14,15 @@ import tensorflow as tf
 
 from tf_wordpiece.bert_tokenizer import BertTokenizer
 from tf_wordpiece.post_processors import TemplateProcessing, head
+from tf_wordpiece.shapes import map_over_strings
 from tf_wordpiece.vocab import read_vocab_file
 
 REQUIRED_RESERVED = ("[START]", "[END]", "[UNK]")
 STRING_BATCH = tf.TensorSpec([None], tf.string)
 DENSE_IDS = tf.TensorSpec([None, None], tf.int64)
 RAGGED_IDS = tf.RaggedTensorSpec([None, None], tf.int64)
+DENSE_IDS_INT32 = tf.TensorSpec([None, None], tf.int32)
+RAGGED_IDS_INT32 = tf.RaggedTensorSpec([None, None], tf.int32)
 
 
 class CustomTokenizer(tf.Module):
@@ -97,6 +100,8 @@ class CustomTokenizer(tf.Module):
         for spec in (DENSE_IDS, RAGGED_IDS):
             self.detokenize.get_concrete_function(spec)
             self.lookup.get_concrete_function(spec)
+        for spec in (DENSE_IDS_INT32, RAGGED_IDS_INT32):  # int32 ids (Keras' default) look up too
+            self.lookup.get_concrete_function(spec)
         self.get_vocab_size.get_concrete_function()
         self.get_vocab_path.get_concrete_function()
         self.get_reserved_tokens.get_concrete_function()
@@ -108,6 +113,25 @@ class CustomTokenizer(tf.Module):
         starts = tf.fill([batch, 1], tf.constant(self._start, tf.int64))
         ends = tf.fill([batch, 1], tf.constant(self._end, tf.int64))
         return tf.concat([starts, tf.cast(pieces, tf.int64), ends], axis=1)
+
+    def tokenize_nd(self, strings) -> tf.Tensor | tf.RaggedTensor:
+        """`tokenize` for strings of any rank, on the Python object (the saved `tokenize` takes [batch] only).
+
+        Shapes: a scalar -> int64 [(tokens)]; [batch] -> [batch, (tokens)];
+        [d1, ..., dn] -> [d1, ..., dn, (tokens)]; a RaggedTensor keeps its ragged axes.
+        A loaded SavedModel does the same with `tf.reshape(strings, [-1])`,
+        `tokenize`, then `tf.RaggedTensor.from_uniform_row_length`.
+
+        >>> import tempfile, pathlib
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = pathlib.Path(folder.name) / "vocab.txt"
+        >>> _ = path.write_text("[PAD]\\n[UNK]\\n[START]\\n[END]\\nhi\\n")
+        >>> tok = CustomTokenizer(["[PAD]", "[UNK]", "[START]", "[END]"], str(path))
+        >>> tok.tokenize_nd("hi").numpy().tolist(), tok.tokenize_nd([["hi", ""]]).to_list()
+        ([2, 4, 3], [[[2, 4, 3], [2, 3]]])
+        >>> folder.cleanup()
+        """
+        return map_over_strings(strings, "strings", lambda flat: (self.tokenize(flat),))[0]
 
     @tf.function
     def detokenize(self, tokenized):
