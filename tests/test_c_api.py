@@ -89,14 +89,18 @@ def test_custom_tokenizer_signatures_run_from_c(serve_binary, tmp_path):
             == as_lists(module.bert_pack_pair_inputs(strings, strings)))
 
 
-def test_converter_in_tf_serving_layout_runs_from_c(serve_binary, tmp_path):
+def test_converter_in_tf_serving_layout_runs_from_c(serve_binary, tmp_path, capsys):
+    from tf_wordpiece.cli import main
+
     pairs = converter.embedded_pairs()[:300]
-    summary = converter.export_converter(str(tmp_path / "converter"), pairs, vocab_size=300, make_zip=True,
-                                         serving_version=1)
-    model_dir = tmp_path / "converter" / "1"
-    assert summary["model_dir"] == str(model_dir) and (model_dir / "saved_model.pb").is_file()
-    assert sorted(p.name for p in (tmp_path / "converter").iterdir()) == ["1"]
-    assert summary["zip"] == str(tmp_path / "converter.zip")
+    corpus = tmp_path / "pairs.tsv"
+    corpus.write_text("\n".join(f"{pt}\t{en}" for pt, en in pairs) + "\n", encoding="utf-8")
+    out = tmp_path / "converter"
+    assert main(["export", "--input", str(corpus), "--out", str(out), "--vocab-size", "300", "--serving-version", "1"]) == 0
+    assert "detokenized: hello tensorflow" in capsys.readouterr().out
+    model_dir = out / "1"
+    assert (model_dir / "saved_model.pb").is_file() and sorted(p.name for p in out.iterdir()) == ["1"]
+    assert (tmp_path / "converter.zip").is_file()
     loaded = tf.saved_model.load(str(model_dir))
     assert {"serving_default", "pt_tokenize", "en_tokenize"} <= set(loaded.signatures)
     strings = tf.constant(LINES)
@@ -106,6 +110,8 @@ def test_converter_in_tf_serving_layout_runs_from_c(serve_binary, tmp_path):
         assert as_lists(loaded.signatures[key](strings=strings)) == want, key
         assert run_signature(serve_binary, str(model_dir), key, LINES) == want, key
     with pytest.raises(FileExistsError, match="already holds a SavedModel"):
-        converter.export_converter(str(tmp_path / "converter"), pairs, vocab_size=300, make_zip=False, serving_version=1)
+        converter.export_converter(str(out), pairs, vocab_size=300, make_zip=False, serving_version=1)
+    summary = converter.export_converter(str(out), pairs, vocab_size=300, make_zip=False, serving_version=2)
+    assert summary["model_dir"] == str(out / "2") and sorted(p.name for p in out.iterdir()) == ["1", "2"]
     with pytest.raises(ValueError, match=r"serving_version: expected a positive int .* got 0"):
         converter.export_converter(str(tmp_path / "converter"), pairs, serving_version=0)
