@@ -7,7 +7,11 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 import tf_wordpiece as twp
+
+pytestmark = pytest.mark.portable  # also run on the oldest supported TensorFlow by .ci/run
 
 SENTENCES = ["Hello TensorFlow!", "Ünïcödé straße [MASK] 日本語", "", "x\x00y \u200b z"]
 

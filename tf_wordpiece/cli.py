@@ -82,6 +82,8 @@ def _add_export_command(commands) -> None:
     exp.add_argument("--overwrite", action="store_true",
                      help="replace --out (and its .zip) if it is a SavedModel this command wrote; never another folder")
     exp.add_argument("--no-zip", action="store_true", help="do not write OUT.zip")
+    exp.add_argument("--serving-version", type=int_at_least(1), metavar="N",
+                     help="TF Serving's layout: write the model to OUT/N (OUT is --model_base_path)")
     exp.set_defaults(run=_export, parser=exp)
 
 
@@ -155,7 +157,9 @@ def _export(args, kept: list[str]) -> int:
     from tf_wordpiece import converter
 
     try:
-        out = converter.check_outputs(args.out, overwrite=args.overwrite, make_zip=not args.no_zip)
+        serving = args.serving_version is not None  # the model goes to OUT/N, the zip holds OUT
+        model_dir = str(converter.serving_model_dir(args.out, args.serving_version))
+        out = converter.check_outputs(model_dir, overwrite=args.overwrite, make_zip=not args.no_zip and not serving)
         if args.input:
             pairs = converter.tsv_file_pairs(args.input)
         elif args.tfds:
@@ -163,10 +167,10 @@ def _export(args, kept: list[str]) -> int:
         else:
             pairs = converter.embedded_pairs()
         summary = converter.export_converter(args.out, pairs, vocab_size=args.vocab_size, overwrite=args.overwrite,
-                                             make_zip=False)
+                                             make_zip=False, serving_version=args.serving_version)
         kept.append(str(out))
         if not args.no_zip:
-            summary["zip"] = converter.zip_atomically(out, overwrite=args.overwrite)
+            summary["zip"] = converter.zip_atomically(out.parent if serving else out, overwrite=args.overwrite)
             kept.append(summary["zip"])
     except (ValueError, FileExistsError) as e:
         return _fail(args, e)
@@ -175,7 +179,7 @@ def _export(args, kept: list[str]) -> int:
         f"{summary['en_vocab_size']}, learned in {summary['learn_seconds']:.1f} s, saved in "
         f"{summary['export_seconds']:.1f} s, {summary['size_bytes'] / 1e6:.1f} MB" + (f", zip {summary['zip']}" if "zip" in summary else "")
     )
-    reloaded = tf.saved_model.load(args.out)
+    reloaded = tf.saved_model.load(str(out))
     ids = reloaded.en.tokenize(tf.constant(["Hello TensorFlow!"]))
     print("Hello TensorFlow! ->", ids.to_list())
     print("tokens:", [t.decode() for t in reloaded.en.lookup(ids).to_list()[0]])

@@ -92,12 +92,40 @@ def learn_vocab(sentences: list[str], *, vocab_size: int, lower_case: bool = Tru
 
 
 class Converter(tf.Module):
-    """The tutorial's two-language module: `.pt` and `.en` CustomTokenizers."""
+    """The tutorial's two-language module: `.pt` and `.en` CustomTokenizers.
+
+    `signatures()` gives what TF Serving (or any SavedModel client) calls:
+    strings [batch] in; `token_ids` int64 [batch, longest] padded with [PAD]
+    and `lengths` int64 [batch] out, `[START]` first and `[END]` last in each row.
+    """
 
     def __init__(self, pt_vocab: str, en_vocab: str, **tokenizer_params):
         super().__init__()
         self.pt = CustomTokenizer(RESERVED_TOKENS, pt_vocab, **tokenizer_params)
         self.en = CustomTokenizer(RESERVED_TOKENS, en_vocab, **tokenizer_params)
+
+    def signatures(self) -> dict:
+        """`serving_default` (Portuguese, the tutorial's source), `pt_tokenize` and `en_tokenize`, for tf.saved_model.save."""
+        return {
+            "serving_default": self.pt.serving.get_concrete_function(),
+            "pt_tokenize": self.pt.serving.get_concrete_function(),
+            "en_tokenize": self.en.serving.get_concrete_function(),
+        }
+
+
+def serving_model_dir(out_dir: str | os.PathLike, version: int | None) -> pathlib.Path:
+    """Where the SavedModel goes: `out_dir`, or TF Serving's `out_dir/VERSION` when `version` is given.
+
+    TF Serving's `--model_base_path` is `out_dir`; it serves the highest numbered folder in it.
+
+    >>> serving_model_dir("models/converter", 1).parts[-2:]
+    ('converter', '1')
+    """
+    if version is None:
+        return pathlib.Path(out_dir).resolve()
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise ValueError(f"serving_version: expected a positive int (TF Serving's version folder, e.g. 1), got {version!r}")
+    return pathlib.Path(out_dir).resolve() / str(version)
 
 
 def save_atomically(module: tf.Module, out_dir: str, *, overwrite: bool = False, signatures=None) -> None:
@@ -167,12 +195,20 @@ def check_outputs(out_dir: str, *, overwrite: bool, make_zip: bool) -> pathlib.P
 
 
 def export_converter(out_dir: str, pairs: list[tuple[str, str]], *, vocab_size: int = 8000,
-                     overwrite: bool = False, make_zip: bool = True) -> dict:
-    """Learns both vocabularies, builds the Converter, saves it (and a .zip). Returns timings.
+                     overwrite: bool = False, make_zip: bool = True, serving_version: int | None = None) -> dict:
+    """Learns both vocabularies, builds the Converter, saves it with its serving signatures (and a .zip).
 
-    Nothing is learned unless `check_outputs` passes.
+    With `serving_version` the SavedModel goes to `out_dir/VERSION` (TF
+    Serving's layout; the zip then holds `out_dir`). Returns timings and
+    `model_dir`. Nothing is learned unless `check_outputs` passes.
     """
-    out = check_outputs(out_dir, overwrite=overwrite, make_zip=make_zip)
+    model_dir = serving_model_dir(out_dir, serving_version)
+    if serving_version is not None and make_zip:
+        base = model_dir.parent  # may hold other versions; the zip holds them all
+        check_zip_output(base.with_name(base.name + ".zip"), overwrite=overwrite, folder_name=base.name, what="--out")
+        out = check_outputs(str(model_dir), overwrite=overwrite, make_zip=False)
+    else:
+        out = check_outputs(str(model_dir), overwrite=overwrite, make_zip=make_zip)
     if not pairs:
         raise ValueError("corpus: no sentence pairs")
     summary: dict = {"pairs": len(pairs)}
@@ -190,9 +226,10 @@ def export_converter(out_dir: str, pairs: list[tuple[str, str]], *, vocab_size: 
         summary["learn_seconds"] = time.perf_counter() - start
         start = time.perf_counter()
         converter = Converter(vocab_paths["pt"], vocab_paths["en"], lower_case=True)
-        save_atomically(converter, str(out), overwrite=overwrite)
+        save_atomically(converter, str(out), overwrite=overwrite, signatures=converter.signatures())
     summary["export_seconds"] = time.perf_counter() - start
+    summary["model_dir"] = str(out)
     if make_zip:
-        summary["zip"] = zip_atomically(out, overwrite=overwrite)
+        summary["zip"] = zip_atomically(out if serving_version is None else out.parent, overwrite=overwrite)
     summary["size_bytes"] = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     return summary

@@ -14,12 +14,15 @@ import tensorflow as tf
 
 from tf_wordpiece.bert_tokenizer import BertTokenizer
 from tf_wordpiece.post_processors import TemplateProcessing, head
+from tf_wordpiece.shapes import map_over_strings
 from tf_wordpiece.vocab import read_vocab_file
 
 REQUIRED_RESERVED = ("[START]", "[END]", "[UNK]")
 STRING_BATCH = tf.TensorSpec([None], tf.string)
 DENSE_IDS = tf.TensorSpec([None, None], tf.int64)
 RAGGED_IDS = tf.RaggedTensorSpec([None, None], tf.int64)
+DENSE_IDS_INT32 = tf.TensorSpec([None, None], tf.int32)
+RAGGED_IDS_INT32 = tf.RaggedTensorSpec([None, None], tf.int32)
 
 
 class CustomTokenizer(tf.Module):
@@ -97,6 +100,8 @@ class CustomTokenizer(tf.Module):
         for spec in (DENSE_IDS, RAGGED_IDS):
             self.detokenize.get_concrete_function(spec)
             self.lookup.get_concrete_function(spec)
+        for spec in (DENSE_IDS_INT32, RAGGED_IDS_INT32):  # int32 ids (Keras' default) look up too
+            self.lookup.get_concrete_function(spec)
         self.get_vocab_size.get_concrete_function()
         self.get_vocab_path.get_concrete_function()
         self.get_reserved_tokens.get_concrete_function()
@@ -108,6 +113,25 @@ class CustomTokenizer(tf.Module):
         starts = tf.fill([batch, 1], tf.constant(self._start, tf.int64))
         ends = tf.fill([batch, 1], tf.constant(self._end, tf.int64))
         return tf.concat([starts, tf.cast(pieces, tf.int64), ends], axis=1)
+
+    def tokenize_nd(self, strings) -> tf.Tensor | tf.RaggedTensor:
+        """`tokenize` for strings of any rank, on the Python object (the saved `tokenize` takes [batch] only).
+
+        Shapes: a scalar -> int64 [(tokens)]; [batch] -> [batch, (tokens)];
+        [d1, ..., dn] -> [d1, ..., dn, (tokens)]; a RaggedTensor keeps its ragged axes.
+        A loaded SavedModel does the same with `tf.reshape(strings, [-1])`,
+        `tokenize`, then `tf.RaggedTensor.from_uniform_row_length`.
+
+        >>> import tempfile, pathlib
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = pathlib.Path(folder.name) / "vocab.txt"
+        >>> _ = path.write_text("[PAD]\\n[UNK]\\n[START]\\n[END]\\nhi\\n")
+        >>> tok = CustomTokenizer(["[PAD]", "[UNK]", "[START]", "[END]"], str(path))
+        >>> tok.tokenize_nd("hi").numpy().tolist(), tok.tokenize_nd([["hi", ""]]).to_list()
+        ([2, 4, 3], [[[2, 4, 3], [2, 3]]])
+        >>> folder.cleanup()
+        """
+        return map_over_strings(strings, "strings", lambda flat: (self.tokenize(flat),))[0]
 
     @tf.function
     def detokenize(self, tokenized):
@@ -171,21 +195,8 @@ class CustomTokenizer(tf.Module):
 
     def _pack(self, segments):
         budget = self.seq_length - 1 - len(segments)  # [CLS] and one [SEP] per segment
-        segments = round_robin_trim(segments, budget)
-        batch = segments[0].bounding_shape()[0]
-        parts, types = [tf.fill([batch, 1], tf.constant(self._cls, tf.int64))], [tf.zeros([batch, 1], tf.int64)]
-        for type_id, segment in enumerate(segments):
-            sep = tf.fill([batch, 1], tf.constant(self._sep, tf.int64))
-            piece = tf.concat([segment, sep], axis=1)
-            parts.append(piece)
-            types.append(tf.ones_like(piece) * type_id)
-        ids = tf.concat(parts, axis=1)
-        shape = [batch, self.seq_length]
-        return {
-            "input_word_ids": tf.cast(ids.to_tensor(default_value=self._pad, shape=shape), tf.int32),
-            "input_mask": tf.cast(tf.ones_like(ids).to_tensor(shape=shape), tf.int32),
-            "input_type_ids": tf.cast(tf.concat(types, axis=1).to_tensor(shape=shape), tf.int32),
-        }
+        return pack_segments(round_robin_trim(segments, budget), seq_length=self.seq_length, cls_id=self._cls,
+                             sep_id=self._sep, pad_id=self._pad)
 
     def _checked(self, ids):
         """`ids`, once checked to be in [0, vocab size) (the checks run first, not beside the use)."""
@@ -198,6 +209,44 @@ class CustomTokenizer(tf.Module):
         with tf.control_dependencies(checks):
             values = tf.identity(values)
         return ids.with_flat_values(values) if isinstance(ids, tf.RaggedTensor) else values
+
+
+def pack_segments(segments: list[tf.RaggedTensor], *, seq_length: int, cls_id: int, sep_id: int,
+                  pad_id: int) -> dict:
+    """`[CLS] a [SEP] (b [SEP])` written straight into dense int32 [batch, seq_length] rows.
+
+    `segments` (int64 [batch, (tokens)] each) must already fit: at most
+    seq_length - 1 - len(segments) tokens per row in all. Returns
+    {"input_word_ids", "input_mask", "input_type_ids"}; type ids 0 for [CLS],
+    the first segment and its [SEP], 1 for the second and its [SEP]. Dense
+    position arithmetic (no ragged concat), so that TFLite converts and runs it.
+
+    >>> out = pack_segments([tf.ragged.constant([[7, 8]], tf.int64), tf.ragged.constant([[9]], tf.int64)],
+    ...                     seq_length=7, cls_id=1, sep_id=2, pad_id=0)
+    >>> [out[k].numpy().tolist()[0] for k in ("input_word_ids", "input_mask", "input_type_ids")]
+    [[1, 7, 8, 2, 9, 2, 0], [1, 1, 1, 1, 1, 1, 0], [0, 0, 0, 0, 1, 1, 0]]
+    """
+    position = tf.range(seq_length, dtype=tf.int64)[None, :]  # [1, seq_length]
+    batch = segments[0].nrows()
+    ids = tf.where(position == 0, tf.constant(cls_id, tf.int64), tf.constant(pad_id, tf.int64))
+    ids = tf.tile(ids, tf.stack([batch, tf.constant(1, batch.dtype)]))
+    types = tf.zeros_like(ids)
+    start = tf.ones([batch, 1], tf.int64)  # where the current segment begins
+    row = tf.range(batch)[:, None]
+    for type_id, segment in enumerate(segments):
+        length = segment.row_lengths()[:, None]
+        dense = segment.to_tensor(default_value=0, shape=tf.stack([batch, tf.constant(seq_length, batch.dtype)]))
+        inside = (position >= start) & (position < start + length)
+        at = tf.clip_by_value(position - start, 0, seq_length - 1) + row * seq_length
+        ids = tf.where(inside, tf.gather(tf.reshape(dense, [-1]), at), ids)
+        ids = tf.where(position == start + length, tf.constant(sep_id, tf.int64), ids)
+        types = tf.where((position >= start) & (position <= start + length), tf.constant(type_id, tf.int64), types)
+        start += length + 1
+    return {
+        "input_word_ids": tf.cast(ids, tf.int32),
+        "input_mask": tf.cast(position < start, tf.int32),
+        "input_type_ids": tf.cast(types, tf.int32),
+    }
 
 
 def round_robin_trim(segments: list[tf.RaggedTensor], budget: int) -> list[tf.RaggedTensor]:

@@ -172,7 +172,7 @@ class WordpieceTokenizer(tf.Module):
             too_long |= n_bytes > self.max_bytes_per_word
         if self.max_chars_per_word is not None:
             too_long |= n_chars > self.max_chars_per_word
-        whole = self.vocab.table.lookup(words)
+        whole = tf.reshape(self.vocab.table.lookup(words), [-1])  # rank 1 for TFLite (its Flex lookup's rank is unknown)
         if forced is not None:
             too_long &= forced < 0
             whole = tf.where(forced >= 0, forced, whole)
@@ -239,8 +239,9 @@ class WordpieceTokenizer(tf.Module):
         # 0..n): node k is the start of character k + 1 of `joined`.
         num_nodes = tf.reduce_sum(n_chars + 1)
         fail = num_nodes  # `follow`'s absorbing node: "no piece matches here"
-        jump = tf.tensor_scatter_nd_update(  # word ends jump to themselves
-            tf.range(num_nodes), seg_char[:, None] - 1, tf.where(best >= 0, best_end_char - 1, fail))
+        # Word ends jump to themselves. One spare node, sliced off: TFLite's ScatterNd divides by zero on an empty output.
+        jump = tf.tensor_scatter_nd_update(
+            tf.range(num_nodes + 1), seg_char[:, None] - 1, tf.where(best >= 0, best_end_char - 1, fail))[:-1]
         first_node = tf.cumsum(n_chars + 1, exclusive=True)
         reached = follow(jump, first_node, num_nodes, tf.reduce_max(tf.concat([n_chars, [0]], 0)))
         failed = ~tf.gather(reached, first_node + n_chars)

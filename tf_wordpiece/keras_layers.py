@@ -1,0 +1,208 @@
+"""Keras 3 layers: a WordPiece tokenizer and a BERT inputs packer, in core TensorFlow ops.
+
+Not imported by `import tf_wordpiece` (Keras is TensorFlow's, but only these
+layers need it): `from tf_wordpiece.keras_layers import WordPieceTokenizer, BertInputsPacker`.
+Keras 3 with the TensorFlow backend.
+
+- They run in `model.fit` on string inputs, inside `tf.data`, and in
+  `model.export(...)`, whose SavedModel loads with `tf.saved_model.load` where
+  neither tf_wordpiece nor tensorflow_text is installed.
+- `get_config` holds the vocabulary itself (a list of tokens, never a path),
+  so a `.keras` file carries it and reloads anywhere with
+  `keras.models.load_model` (with tf_wordpiece installed).
+- `WordPieceTokenizer` takes keras-hub's `WordPieceTokenizer` arguments
+  (`vocabulary`, `sequence_length`, `lowercase`, `strip_accents`, `oov_token`,
+  `suffix_indicator`, `dtype`); the words are split by tf_wordpiece's
+  `BertTokenizer` (`compat="tf_text"` or `"hf"`), whose ids equal
+  tensorflow_text's or Hugging Face's.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+import keras
+import tensorflow as tf
+
+from tf_wordpiece.bert_tokenizer import BertTokenizer
+from tf_wordpiece.module import pack_segments, round_robin_trim
+from tf_wordpiece.post_processors import Segment, TemplateProcessing, truncate
+from tf_wordpiece.vocab import read_vocab_file
+
+TEMPLATES = ("tf_text", "hf")
+
+
+def _vocabulary_list(vocabulary) -> list[str]:
+    if isinstance(vocabulary, (str, os.PathLike)):
+        return read_vocab_file(vocabulary)
+    if isinstance(vocabulary, Sequence) and all(isinstance(t, str) for t in vocabulary):
+        return list(vocabulary)
+    raise ValueError(f"vocabulary: expected a vocab.txt path or a list of token strings, got {type(vocabulary).__name__}; "
+                     "pass e.g. vocabulary='vocab.txt'")
+
+
+@keras.saving.register_keras_serializable(package="tf_wordpiece")
+class WordPieceTokenizer(keras.layers.Layer):
+    """Strings -> WordPiece ids, words and pieces merged (keras-hub's `WordPieceTokenizer` output).
+
+    Shapes: strings [batch] -> int [batch, (pieces)] RaggedTensor, or dense
+    [batch, sequence_length] padded with 0 and cut when `sequence_length` is set;
+    a scalar string gives [(pieces)] or [sequence_length].
+
+    Args:
+      vocabulary: a vocab.txt path (read now; the layer keeps the tokens) or a list of tokens.
+      sequence_length: pad or cut each row to this length (dense output). Defaults to None (ragged).
+      lowercase: BERT's uncased normalization. Defaults to False.
+      strip_accents: with compat="hf" only, Hugging Face's `strip_accents`
+        (None follows `lowercase`); in compat="tf_text" accents are stripped
+        exactly when lowercasing, as tensorflow_text does. Defaults to None.
+      oov_token: the unknown token; must be in the vocabulary. Defaults to "[UNK]".
+      suffix_indicator: the prefix of non-initial pieces. Defaults to "##".
+      compat: "tf_text" (tensorflow_text.BertTokenizer's ids) or "hf" (Hugging Face's). Defaults to "tf_text".
+      special_tokens: tokens matched whole in the text (each one id). Defaults to none.
+      dtype: "int32" or "int64". Defaults to "int32".
+
+    >>> layer = WordPieceTokenizer(vocabulary=["[UNK]", "hello", "world", "!", "##s"], lowercase=True)
+    >>> layer(tf.constant(["Hello worlds!"])).to_list()
+    [[1, 2, 4, 3]]
+    >>> WordPieceTokenizer(vocabulary=["[UNK]", "hello"], sequence_length=3)(tf.constant(["hello"])).numpy().tolist()
+    [[1, 0, 0]]
+    """
+
+    def __init__(self, vocabulary=None, *, sequence_length: int | None = None, lowercase: bool = False,
+                 strip_accents: bool | None = None, oov_token: str = "[UNK]", suffix_indicator: str = "##",
+                 compat: str = "tf_text", special_tokens: Sequence[str] | None = None, dtype="int32", **kwargs):
+        if vocabulary is None:
+            raise ValueError("vocabulary: WordPieceTokenizer needs one; pass vocabulary='vocab.txt' or a list of tokens")
+        if sequence_length is not None and (isinstance(sequence_length, bool) or not isinstance(sequence_length, int)
+                                            or sequence_length < 1):
+            raise ValueError(f"sequence_length: expected a positive int or None, got {sequence_length!r}")
+        if dtype not in ("int32", "int64"):
+            raise ValueError(f"dtype: expected 'int32' or 'int64' (token ids), got {dtype!r}")
+        if compat == "tf_text" and strip_accents is not None and strip_accents != lowercase:
+            raise ValueError(f"strip_accents: {strip_accents!r} with lowercase={lowercase!r} needs compat='hf'; "
+                             "tensorflow_text strips accents exactly when it lowercases")
+        kwargs.pop("trainable", None)  # saved by get_config; the layer has no weights
+        super().__init__(dtype=dtype, trainable=False, **kwargs)
+        self.vocabulary = _vocabulary_list(vocabulary)
+        self.sequence_length = sequence_length
+        self.lowercase = bool(lowercase)
+        self.strip_accents = strip_accents
+        self.oov_token = oov_token
+        self.suffix_indicator = suffix_indicator
+        self.compat = compat
+        self.special_tokens = list(special_tokens) if special_tokens else None
+        options = dict(compat=compat, lower_case=self.lowercase, unknown_token=oov_token,
+                       suffix_indicator=suffix_indicator, special_tokens=self.special_tokens,
+                       token_out_type=tf.as_dtype(dtype))
+        if compat == "hf":
+            options["strip_accents"] = strip_accents
+        self._tokenizer = BertTokenizer(self.vocabulary, **options)
+
+    def call(self, inputs):
+        scalar = not isinstance(inputs, tf.RaggedTensor) and inputs.shape.rank == 0
+        strings = tf.reshape(inputs, [1]) if scalar else inputs
+        ids = self._tokenizer.tokenize(strings).merge_dims(-2, -1)
+        if self.sequence_length is not None:
+            ids = ids.to_tensor(default_value=0, shape=[None, self.sequence_length])
+        return ids[0] if scalar else ids
+
+    def vocabulary_size(self) -> int:
+        return len(self.vocabulary)
+
+    def id_to_token(self, token_id: int) -> str:
+        return self.vocabulary[token_id]
+
+    def token_to_id(self, token: str) -> int:
+        return self.vocabulary.index(token)
+
+    def compute_output_spec(self, inputs):
+        shape = (*inputs.shape, self.sequence_length)
+        return keras.KerasTensor(shape, dtype=self.dtype, ragged=self.sequence_length is None)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(vocabulary=self.vocabulary, sequence_length=self.sequence_length, lowercase=self.lowercase,
+                      strip_accents=self.strip_accents, oov_token=self.oov_token,
+                      suffix_indicator=self.suffix_indicator, compat=self.compat, special_tokens=self.special_tokens)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict) -> "WordPieceTokenizer":
+        config = dict(config)
+        dtype = config.get("dtype")
+        if isinstance(dtype, dict):  # a serialized DTypePolicy
+            config["dtype"] = dtype.get("config", {}).get("name", "int32")
+        elif hasattr(dtype, "name"):
+            config["dtype"] = dtype.name
+        return cls(**config)
+
+
+@keras.saving.register_keras_serializable(package="tf_wordpiece")
+class BertInputsPacker(keras.layers.Layer):
+    """Token ids of one or two segments -> BERT's dense inputs, `[CLS] a [SEP] (b [SEP])`.
+
+    Shapes: int [batch, (tokens)] (ragged, or dense padded with `pad_id`) for each
+    segment -> {"token_ids", "segment_ids", "padding_mask"} [batch, sequence_length]
+    (keras-hub's names; `padding_mask` is bool).
+
+    Args:
+      sequence_length: the output length, special tokens included.
+      cls_id, sep_id: the ids of `[CLS]` and `[SEP]` (`WordPieceTokenizer.token_to_id`).
+      pad_id: what pads `token_ids`. Defaults to 0.
+      template: how two segments share the length: "tf_text"
+        (`tensorflow_text.RoundRobinTrimmer`, both segments' type ids as
+        `[0]*(len(a)+2) + [1]*(len(b)+1)`) or "hf" (Hugging Face's
+        `longest_first` truncation; the same template). Defaults to "tf_text".
+
+    >>> packer = BertInputsPacker(sequence_length=6, cls_id=101, sep_id=102)
+    >>> out = packer([tf.ragged.constant([[7, 8, 9]]), tf.ragged.constant([[5, 6, 4]])])
+    >>> out["token_ids"].numpy().tolist(), out["segment_ids"].numpy().tolist()
+    ([[101, 7, 8, 102, 5, 102]], [[0, 0, 0, 0, 1, 1]])
+    """
+
+    def __init__(self, *, sequence_length: int, cls_id: int, sep_id: int, pad_id: int = 0, template: str = "tf_text",
+                 **kwargs):
+        if isinstance(sequence_length, bool) or not isinstance(sequence_length, int) or sequence_length < 3:
+            raise ValueError(f"sequence_length: expected an int >= 3 ([CLS], [SEP] and a token), got {sequence_length!r}")
+        if template not in TEMPLATES:
+            raise ValueError(f"template: expected one of {list(TEMPLATES)}, got {template!r}")
+        kwargs.pop("trainable", None)
+        kwargs.pop("dtype", None)  # the outputs are int32 and bool
+        super().__init__(trainable=False, dtype="int32", **kwargs)
+        self.sequence_length, self.template = sequence_length, template
+        self.cls_id, self.sep_id, self.pad_id = int(cls_id), int(sep_id), int(pad_id)
+
+    def call(self, inputs):
+        segments = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        if not 1 <= len(segments) <= 2:
+            raise ValueError(f"inputs: expected one or two segments, got {len(segments)}")
+        segments = [s if isinstance(s, tf.RaggedTensor) else tf.RaggedTensor.from_tensor(s, padding=self.pad_id)
+                    for s in segments]
+        segments = [tf.cast(s, tf.int64) for s in segments]
+        budget = self.sequence_length - 1 - len(segments)
+        if self.template == "tf_text":
+            segments = round_robin_trim(segments, budget)
+        else:
+            first = Segment(segments[0], segments[0], segments[0])
+            second = Segment(segments[1], segments[1], segments[1]) if len(segments) == 2 else None
+            cut = truncate(first, second, budget, "longest_first")
+            segments = [cut[0].ids] + ([cut[1].ids] if second is not None else [])
+        packed = pack_segments(segments, seq_length=self.sequence_length, cls_id=self.cls_id, sep_id=self.sep_id,
+                               pad_id=self.pad_id)
+        return {"token_ids": packed["input_word_ids"], "segment_ids": packed["input_type_ids"],
+                "padding_mask": tf.cast(packed["input_mask"], tf.bool)}
+
+    def compute_output_spec(self, inputs):
+        first = inputs[0] if isinstance(inputs, (list, tuple)) else inputs
+        shape = (first.shape[0], self.sequence_length)
+        return {"token_ids": keras.KerasTensor(shape, dtype="int32"),
+                "segment_ids": keras.KerasTensor(shape, dtype="int32"),
+                "padding_mask": keras.KerasTensor(shape, dtype="bool")}
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(sequence_length=self.sequence_length, cls_id=self.cls_id, sep_id=self.sep_id,
+                      pad_id=self.pad_id, template=self.template)
+        return config
