@@ -44,6 +44,8 @@ class WordpieceTokenizer(tf.Module):
 
     Non-initial pieces carry `suffix_indicator`. A word with a position where no
     piece matches, or longer than the limit, becomes the single unknown token.
+    An empty word has no piece, as in tensorflow_text (even when `""` is in the
+    vocabulary).
 
     Args:
       vocab: vocab.txt path (line n is id n), list of tokens, or StaticHashTable.
@@ -62,8 +64,8 @@ class WordpieceTokenizer(tf.Module):
         `"maxmatch"`.
 
     >>> wp = WordpieceTokenizer(["[UNK]", "un", "##aff", "##able"], token_out_type=tf.string)
-    >>> wp.tokenize(tf.constant(["unaffable", "xyz"])).to_list()
-    [[b'un', b'##aff', b'##able'], [b'[UNK]']]
+    >>> wp.tokenize(tf.constant(["unaffable", "xyz", ""])).to_list()
+    [[b'un', b'##aff', b'##able'], [b'[UNK]'], []]
     """
 
     def __init__(
@@ -178,11 +180,15 @@ class WordpieceTokenizer(tf.Module):
             whole = tf.where(forced >= 0, forced, whole)
         single = (whole >= 0) | too_long
         single_id = tf.where((whole >= 0) & ~too_long, whole, self.unknown_id)
+        # An empty word has no piece (tensorflow_text), even when "" is a token; a forced one keeps its id.
+        empty = n_chars == 0
+        if forced is not None:
+            empty &= forced < 0
 
         todo = tf.cast(tf.reshape(tf.where(~single & (n_chars > 0)), [-1]), tf.int32)
         match = self._matcher.match if self.algorithm == "linmaxmatch" else self._max_match
         walk_word, walk_begin, walk_end, walk_ids, failed = match(tf.gather(words, todo), tf.gather(n_chars, todo))
-        as_single = tf.cast(tf.reshape(tf.where(single | (n_chars == 0)), [-1]), tf.int32)
+        as_single = tf.cast(tf.reshape(tf.where(single & ~empty), [-1]), tf.int32)
         as_single = tf.concat([as_single, tf.boolean_mask(todo, failed)], 0)
         word_of = tf.concat([as_single, tf.gather(todo, walk_word)], 0)
         ids = tf.concat([tf.gather(single_id, as_single), walk_ids], 0)
