@@ -78,3 +78,76 @@ def test_empty_word_contract(tmp_path):
     ours = twp.WordpieceTokenizer(EMPTY_WORD_VOCABS["with-empty-token"])
     ids = check_contract(ours, ["", "ab", ""], tmp_path)
     assert ids.to_list() == [[], [2, 3], []]
+
+
+# --- faults 2 and 3: ragged inputs with int32 row_splits, and with uniform inner dimensions -------
+
+RAGGED_VOCAB = ["[UNK]", "[CLS]", "[SEP]", "a", "##b", "hello", "world", "!"]
+RAGGED_WORDS = [["ab", "a"], ["hello", "x"], ["", "ab!"]]
+
+
+def ragged_inputs(splits_dtype):
+    """{name: ragged string tensor} with `splits_dtype` row_splits: ragged_rank 1 and 2, uniform inner dims."""
+    flat = tf.constant(RAGGED_WORDS)  # [3, 2]
+    splits = tf.constant([0, 2, 2, 3], splits_dtype)
+    return {
+        "rank2": tf.RaggedTensor.from_row_splits(tf.reshape(flat, [-1]), tf.constant([0, 3, 3, 6], splits_dtype)),
+        "uniform-inner": tf.RaggedTensor.from_row_splits(flat, splits),  # ragged_rank 1 over [4, None, 2]
+        "ragged-rank2": tf.RaggedTensor.from_row_splits(
+            tf.RaggedTensor.from_row_splits(tf.reshape(flat, [-1]), tf.constant([0, 1, 3, 6], splits_dtype)),
+            tf.constant([0, 1, 1, 3], splits_dtype)),
+    }
+
+
+def check_ragged_ways(tokenize_with_offsets, rt: tf.RaggedTensor, tmp_path=None) -> list:
+    """Eager, tf.function (with a RaggedTensorSpec), tf.data and optionally a SavedModel agree; returns eager lists."""
+    eager = tokenize_with_offsets(rt)
+    assert all(t.row_splits.dtype == rt.row_splits.dtype for t in eager), "row_splits dtype kept"
+    spec = tf.RaggedTensorSpec(shape=rt.shape, dtype=tf.string, ragged_rank=rt.ragged_rank,
+                               row_splits_dtype=rt.row_splits.dtype)
+    graph = tf.function(tokenize_with_offsets, input_signature=[spec])(rt)
+    for got, want in zip(graph, eager):
+        assert_ragged_equal(got, want, "tf.function")
+    for i, element in enumerate(tf.data.Dataset.from_tensor_slices(rt).map(lambda s: tokenize_with_offsets(s)[0])):
+        assert_ragged_equal(element, eager[0][i], f"tf.data element {i}")
+    if tmp_path is not None:
+        module = tf.Module()
+        module.f = tf.function(lambda s: tokenize_with_offsets(s), input_signature=[spec])
+        module.keep = tokenize_with_offsets.__self__
+        tf.saved_model.save(module, str(tmp_path / "ragged"))
+        loaded = tf.saved_model.load(str(tmp_path / "ragged")).f(rt)
+        for got, want in zip(loaded, eager):
+            assert_ragged_equal(got, want, "SavedModel")
+    return as_lists(eager)
+
+
+@pytest.mark.parametrize("splits_dtype", [tf.int32, tf.int64], ids=["int32", "int64"])
+@pytest.mark.parametrize("kind", ["rank2", "uniform-inner", "ragged-rank2"])
+def test_wordpiece_ragged_inputs_match_tf_text(kind, splits_dtype):
+    rt = ragged_inputs(splits_dtype)[kind]
+    ours = twp.WordpieceTokenizer(RAGGED_VOCAB, token_out_type=tf.string)
+    peer = text.WordpieceTokenizer(peer_table(RAGGED_VOCAB), token_out_type=tf.string)
+    got = check_ragged_ways(ours.tokenize_with_offsets, rt)
+    want = peer.tokenize_with_offsets(rt)
+    assert got == as_lists(want)
+    assert [t.shape.as_list() for t in ours.tokenize_with_offsets(rt)] == [t.shape.as_list() for t in want]
+
+
+@pytest.mark.parametrize("splits_dtype", [tf.int32, tf.int64], ids=["int32", "int64"])
+@pytest.mark.parametrize("kind", ["rank2", "uniform-inner", "ragged-rank2"])
+@pytest.mark.parametrize("compat", ["tf_text", "hf"])
+def test_bert_ragged_inputs(compat, kind, splits_dtype, tmp_path):
+    rt = ragged_inputs(splits_dtype)[kind]
+    ours = twp.BertTokenizer(RAGGED_VOCAB, compat=compat, token_out_type=tf.string)
+    got = check_ragged_ways(ours.tokenize_with_offsets, rt, tmp_path if kind == "uniform-inner" else None)
+    # The strings' pieces are those of the same strings as a flat batch.
+    flat = as_lists(ours.tokenize_with_offsets(tf.reshape(rt.flat_values, [-1])))
+    assert [tf.nest.flatten(t) for t in got] == [tf.nest.flatten(t) for t in flat]
+    words = check_ragged_ways(ours.basic_tokenizer.tokenize_with_offsets, rt)
+    flat_words = as_lists(ours.basic_tokenizer.tokenize_with_offsets(tf.reshape(rt.flat_values, [-1])))
+    assert [tf.nest.flatten(t) for t in words] == [tf.nest.flatten(t) for t in flat_words]
+    if compat == "tf_text":  # tensorflow_text.BertTokenizer's tokenize (its tokenize_with_offsets fails on ragged input)
+        peer = text.BertTokenizer(peer_table(RAGGED_VOCAB), token_out_type=tf.string)
+        want = peer.tokenize(rt)
+        assert got[0] == want.to_list()
+        assert ours.tokenize(rt).shape.as_list() == want.shape.as_list()

@@ -13,12 +13,24 @@ import tensorflow as tf
 
 
 def map_over_strings(values, name: str, fn: Callable[[tf.Tensor], tuple]) -> tuple:
-    """Applies `fn` (string [n] -> tuple of RaggedTensor [n, ...]) to any shape of strings."""
+    """Applies `fn` (string [n] -> tuple of RaggedTensor [n, ...]) to any shape of strings.
+
+    A RaggedTensor may have int32 or int64 row_splits (the outputs keep its
+    dtype, as tensorflow_text's do) and uniform inner dimensions (flat_values
+    of any rank, kept as uniform dimensions of the outputs).
+
+    >>> chars = lambda flat: (tf.strings.bytes_split(flat),)
+    >>> rt = tf.RaggedTensor.from_row_splits(tf.constant([["ab", "c"]]), tf.constant([0, 0, 1], tf.int32))
+    >>> out, = map_over_strings(rt, "strings", chars)
+    >>> out.shape.as_list(), out.row_splits.dtype.name, out.to_list()
+    ([2, None, 2, None], 'int32', [[], [[[b'a', b'b'], [b'c']]]])
+    """
     strings = as_strings(values, name)
-    flat = strings.flat_values if isinstance(strings, tf.RaggedTensor) else tf.reshape(strings, [-1])
-    outputs = fn(flat)
     if isinstance(strings, tf.RaggedTensor):
-        return tuple(strings.with_flat_values(t) for t in outputs)
+        inner = map_over_strings(strings.flat_values, name, fn)
+        dtype = strings.row_splits.dtype
+        return tuple(strings.with_flat_values(t.with_row_splits_dtype(dtype)) for t in inner)
+    outputs = fn(tf.reshape(strings, [-1]))
     return tuple(restore_shape(t, strings) for t in outputs)
 
 
