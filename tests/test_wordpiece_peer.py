@@ -151,3 +151,43 @@ def test_bert_ragged_inputs(compat, kind, splits_dtype, tmp_path):
         want = peer.tokenize(rt)
         assert got[0] == want.to_list()
         assert ours.tokenize(rt).shape.as_list() == want.shape.as_list()
+
+
+# --- fault 4: max_chars_per_token limits the pieces tried ------------------------------------------
+
+LIMIT_VOCAB = ["[UNK]", "trea", "tread", "##d", "##ness", "##nes", "##s", "ness", "##", "a", "##bcdef", "abcdefg"]
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("limit", [None, 0, 1, 3, 4, 5, 7])
+def test_max_chars_per_token_matches_tf_text(limit, algorithm):
+    words = ["treadness", "tread", "trea", "ness", "abcdefg", "abcdefgh", "a##", "ab", "", "ad"]
+    ours = twp.WordpieceTokenizer(LIMIT_VOCAB, max_chars_per_token=limit, token_out_type=tf.string,
+                                  algorithm=algorithm)
+    peer = text.WordpieceTokenizer(peer_table(LIMIT_VOCAB), max_chars_per_token=limit, token_out_type=tf.string)
+    assert every_way(ours, words) == as_lists(peer.tokenize_with_offsets(words))
+
+
+def test_max_chars_per_token_issue_example():
+    ours = twp.WordpieceTokenizer(LIMIT_VOCAB, max_chars_per_token=4, token_out_type=tf.string)
+    assert ours.tokenize(["treadness"]).to_list() == [[b"trea", b"##d", b"##ness"]]
+
+
+@pytest.mark.parametrize("limit", [None, 2, 4])
+@pytest.mark.parametrize("lower_case", [False, True])
+def test_bert_max_chars_per_token_matches_tf_text(limit, lower_case, tmp_path):
+    vocab = LIMIT_VOCAB + ["!", "tre", "##ad"]
+    strings = ["treadness Tread! a##", "abcdefg ness", ""]
+    ours = twp.BertTokenizer(vocab, lower_case=lower_case, max_chars_per_token=limit, offsets="normalized")
+    peer = text.BertTokenizer(peer_table(vocab), lower_case=lower_case, max_chars_per_token=limit)
+    want = as_lists(peer.tokenize_with_offsets(strings))
+    assert as_lists(ours.tokenize_with_offsets(strings)) == want
+    if limit == 4 and lower_case:
+        check_contract(ours, strings, tmp_path)
+
+
+def test_max_chars_per_token_arguments():
+    with pytest.raises(ValueError, match="max_chars_per_token: expected a non-negative int or None, got -1"):
+        twp.WordpieceTokenizer(LIMIT_VOCAB, max_chars_per_token=-1)
+    with pytest.raises(ValueError, match="max_chars_per_token=4: only for compat='tf_text'"):
+        twp.BertTokenizer(LIMIT_VOCAB, compat="hf", max_chars_per_token=4)

@@ -51,8 +51,10 @@ class BertTokenizer(tf.Module):
         `100` for tf_text, no limit for hf.
       max_input_chars_per_word: longer words (code points) are unknown.
         Defaults to `100` for hf, no limit for tf_text.
-      max_chars_per_token: accepted for tensorflow_text compatibility (an
-        efficiency hint there); the vocabulary's longest piece is used instead.
+      max_chars_per_token: the longest piece tried, in code points without
+        the suffix indicator, as in tensorflow_text (with `trea` and `tread`
+        in the vocabulary and 4, `treadness` gives `trea ##d ##ness`); None or
+        0 for no limit (compat="tf_text" only). Defaults to None.
       keep_whitespace, normalization_form, preserve_unused_token:
         tensorflow_text's options (compat="tf_text" only); normalization_form
         may be None, "NFD" or "NFKD".
@@ -123,7 +125,7 @@ class BertTokenizer(tf.Module):
             byte_limit, char_limit = 100, None
         else:
             _only_for("tf_text", keep_whitespace=keep_whitespace, normalization_form=normalization_form,
-                      preserve_unused_token=preserve_unused_token)
+                      preserve_unused_token=preserve_unused_token, max_chars_per_token=max_chars_per_token)
             normalizer = normalizers.hf_normalizer(
                 clean_text=True if clean_text is None else clean_text,
                 strip_accents=lower_case if strip_accents is None else strip_accents,
@@ -158,6 +160,7 @@ class BertTokenizer(tf.Module):
             suffix_indicator=suffix_indicator,
             max_bytes_per_word=byte_limit if max_bytes_per_word is _DEFAULT else max_bytes_per_word,
             max_chars_per_word=char_limit if max_input_chars_per_word is _DEFAULT else max_input_chars_per_word,
+            max_chars_per_token=max_chars_per_token,
             token_out_type=token_out_type,
             unknown_token=unknown_token,
             algorithm=algorithm,

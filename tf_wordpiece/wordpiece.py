@@ -54,6 +54,11 @@ class WordpieceTokenizer(tf.Module):
         (tensorflow_text's rule). Defaults to `100`; None for no limit.
       max_chars_per_word: words longer than this many code points are unknown
         (Hugging Face's `max_input_chars_per_word`). Defaults to None.
+      max_chars_per_token: the longest piece tried, in code points without the
+        suffix indicator (tensorflow_text's option, with its results: with
+        `trea` and `tread` in the vocabulary and a limit of 4, `treadness`
+        gives `trea ##d ##ness`; a whole word longer than the limit is not
+        looked up either). None or 0 for no limit. Defaults to None.
       token_out_type: `tf.int64` for ids or `tf.string` for piece strings.
       unknown_token: the token for unknown words; must be in the vocabulary.
       algorithm: how words are matched, with identical results: `"maxmatch"`
@@ -75,6 +80,7 @@ class WordpieceTokenizer(tf.Module):
         suffix_indicator: str = "##",
         max_bytes_per_word: int | None = 100,
         max_chars_per_word: int | None = None,
+        max_chars_per_token: int | None = None,
         token_out_type: tf.DType = tf.int64,
         unknown_token: str = "[UNK]",
         algorithm: str = "maxmatch",
@@ -86,7 +92,8 @@ class WordpieceTokenizer(tf.Module):
             raise TypeError(f"token_out_type: expected tf.int64, tf.int32 or tf.string, got {token_out_type!r}")
         if not isinstance(unknown_token, str) or not unknown_token:
             raise ValueError(f"unknown_token: expected a non-empty str in the vocabulary, got {unknown_token!r}")
-        for name, limit in (("max_bytes_per_word", max_bytes_per_word), ("max_chars_per_word", max_chars_per_word)):
+        for name, limit in (("max_bytes_per_word", max_bytes_per_word), ("max_chars_per_word", max_chars_per_word),
+                            ("max_chars_per_token", max_chars_per_token)):
             if limit is not None and (not isinstance(limit, int) or limit < 0):
                 raise ValueError(f"{name}: expected a non-negative int or None, got {limit!r}")
         self.vocab = vocab if isinstance(vocab, Vocab) else Vocab(vocab, required=[unknown_token])
@@ -95,15 +102,17 @@ class WordpieceTokenizer(tf.Module):
         self.suffix_indicator = suffix_indicator
         self.max_bytes_per_word = max_bytes_per_word
         self.max_chars_per_word = max_chars_per_word
+        self.max_chars_per_token = max_chars_per_token or None  # 0 is no limit, as in tensorflow_text
         self.token_out_type = token_out_type
         self.unknown_token = unknown_token
         self.unknown_id = self.vocab.id_of(unknown_token)
         self.algorithm = algorithm
         if algorithm == "linmaxmatch":
-            self._matcher = LinMaxMatcher(self.vocab.tokens, suffix_indicator=suffix_indicator)
+            self._matcher = LinMaxMatcher(self.vocab.tokens, suffix_indicator=suffix_indicator,
+                                          max_piece_chars=self.max_chars_per_token)
         else:
-            self._piece_table = _piece_table(self.vocab.tokens, suffix_indicator)
-            self._longest_from = _longest_piece_from(self.vocab.tokens, suffix_indicator)
+            self._piece_table = _piece_table(self.vocab.tokens, suffix_indicator, self.max_chars_per_token)
+            self._longest_from = _longest_piece_from(self.vocab.tokens, suffix_indicator, self.max_chars_per_token)
 
     def tokenize(self, words) -> tf.RaggedTensor:
         """string [..., words] -> [..., words, pieces] of ids or strings."""
@@ -175,6 +184,8 @@ class WordpieceTokenizer(tf.Module):
         if self.max_chars_per_word is not None:
             too_long |= n_chars > self.max_chars_per_word
         whole = self.vocab.table.lookup(words)
+        if self.max_chars_per_token is not None:  # a longer word is never tried whole
+            whole = tf.where(n_chars <= self.max_chars_per_token, whole, -1)
         if forced is not None:
             too_long &= forced < 0
             whole = tf.where(forced >= 0, forced, whole)
@@ -261,13 +272,15 @@ class WordpieceTokenizer(tf.Module):
         )
 
 
-def _piece_table(tokens: list[str], suffix: str) -> tf.lookup.StaticHashTable:
+def _piece_table(tokens: list[str], suffix: str, max_chars: int | None = None) -> tf.lookup.StaticHashTable:
     """Keys for candidate pieces: an initial piece is `_MARK + token`; a non-initial
-    piece is the token without its suffix indicator."""
+    piece is the token without its suffix indicator. Pieces over `max_chars` code points are left out."""
+    fits = _fits(max_chars)
     keys: dict[bytes, int] = {}
     for i, token in enumerate(tokens):
-        keys.setdefault(_MARK + token.encode("utf-8"), i)
-        if token.startswith(suffix):
+        if fits(token):
+            keys.setdefault(_MARK + token.encode("utf-8"), i)
+        if token.startswith(suffix) and fits(token[len(suffix) :]):
             keys.setdefault(token[len(suffix) :].encode("utf-8"), i)
     return tf.lookup.StaticHashTable(
         tf.lookup.KeyValueTensorInitializer(tf.constant(list(keys)), tf.constant(list(keys.values()), tf.int64)),
@@ -278,16 +291,22 @@ def _piece_table(tokens: list[str], suffix: str) -> tf.lookup.StaticHashTable:
 _LENGTH_PACK = 1 << 15
 
 
-def _longest_piece_from(tokens: list[str], suffix: str) -> ut.CodePointLookup:
-    """Per code point: the longest initial piece starting with it (in characters)
+def _fits(max_chars: int | None):
+    """Whether a piece (str, without the suffix indicator) is short enough to be tried."""
+    return lambda piece: max_chars is None or len(piece) <= max_chars
+
+
+def _longest_piece_from(tokens: list[str], suffix: str, max_chars: int | None = None) -> ut.CodePointLookup:
+    """Per code point: the longest initial piece starting with it (in characters, at most `max_chars`)
     times _LENGTH_PACK plus the longest non-initial piece starting with it."""
+    fits = _fits(max_chars)
     initial = np.zeros(ut.NUM_CODE_POINTS, np.int64)
     non_initial = np.zeros(ut.NUM_CODE_POINTS, np.int64)
     for token in tokens:
-        if token:
+        if token and fits(token):
             cp = ord(token[0])
             initial[cp] = max(initial[cp], len(token))
-        if token.startswith(suffix) and len(token) > len(suffix):
+        if token.startswith(suffix) and len(token) > len(suffix) and fits(token[len(suffix) :]):
             rest = token[len(suffix) :]
             non_initial[ord(rest[0])] = max(non_initial[ord(rest[0])], len(rest))
     initial = np.minimum(initial, _LENGTH_PACK - 1)
