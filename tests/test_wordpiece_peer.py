@@ -191,3 +191,37 @@ def test_max_chars_per_token_arguments():
         twp.WordpieceTokenizer(LIMIT_VOCAB, max_chars_per_token=-1)
     with pytest.raises(ValueError, match="max_chars_per_token=4: only for compat='tf_text'"):
         twp.BertTokenizer(LIMIT_VOCAB, compat="hf", max_chars_per_token=4)
+
+
+# --- fault 5: a word over the byte limit: tensorflow_text ends its unknown token at len(unknown_token) --
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("unknown", ["[UNK]", "<unk>", "ü", "[a-very-long-unknown-token]"])
+def test_over_the_byte_limit_ends_at_the_unknown_tokens_length(unknown, algorithm):
+    vocab = [unknown, "a", "##b", "ab", "##ü"]
+    words = ["ab", "abbb", "abbbbb", "aüü", "x", "", "abbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"]
+    ours = twp.WordpieceTokenizer(vocab, max_bytes_per_word=4, unknown_token=unknown, token_out_type=tf.string,
+                                  algorithm=algorithm)
+    peer = text.WordpieceTokenizer(peer_table(vocab), max_bytes_per_word=4, unknown_token=unknown,
+                                   token_out_type=tf.string)
+    got = every_way(ours, words)
+    assert got == as_lists(peer.tokenize_with_offsets(words))
+    assert got[2][2] == [len(unknown.encode())]
+
+
+def test_over_the_char_limit_ends_at_the_words_end():
+    """Hugging Face's limit (max_chars_per_word): its unknown token spans the word."""
+    ours = twp.WordpieceTokenizer(["[UNK]", "a", "##b"], max_bytes_per_word=None, max_chars_per_word=2)
+    _, begin, end = ours.tokenize_with_offsets(["abbbb", "ab"])
+    assert begin.to_list() == [[0], [0, 1]] and end.to_list() == [[5], [1, 2]]
+
+
+def test_bert_normalized_offsets_of_a_word_over_the_byte_limit(tmp_path):
+    vocab = ["[UNK]", "a", "##b", "<unk>"]
+    strings = ["ab abbbbbb a", "abbbbbbbbb"]
+    for unknown in ("[UNK]", "<unk>"):
+        ours = twp.BertTokenizer(vocab, max_bytes_per_word=4, unknown_token=unknown, offsets="normalized")
+        peer = text.BertTokenizer(peer_table(vocab), max_bytes_per_word=4, unknown_token=unknown)
+        assert as_lists(ours.tokenize_with_offsets(strings)) == as_lists(peer.tokenize_with_offsets(strings))
+    check_contract(ours, strings, tmp_path)

@@ -70,7 +70,10 @@ class BertTokenizer(tf.Module):
         when the vocabulary has `[CLS]` and `[SEP]`.
       decoder: Hugging Face's WordPiece decoder settings for `decode`; None
         joins tokens with spaces. Defaults to `WordPieceDecoder(suffix_indicator, cleanup=True)`.
-      offsets: `"original"` or `"normalized"`. Defaults to `"original"`.
+      offsets: `"original"` or `"normalized"`. With `"normalized"`, the
+        unknown token of a word over `max_bytes_per_word` ends, as in
+        tensorflow_text, len(unknown_token) bytes past the word's start; with
+        `"original"` it ends at the word's end. Defaults to `"original"`.
       algorithm: the WordPiece matcher, `"linmaxmatch"` or `"maxmatch"` (same
         ids; see `WordpieceTokenizer`). Defaults to `"maxmatch"`.
       parallel_shards: inside a graph, the batch is cut into this many slices
@@ -386,7 +389,7 @@ class BertTokenizer(tf.Module):
         if self.offsets == "normalized":
             # tensorflow_text ends a too-long word's [UNK] at len(unknown_token) past its start.
             unknown_length = len(self.wordpiece_tokenizer.unknown_token.encode("utf-8"))
-            too_long = tf.gather(pieces.too_long, end.value_rowids())
+            too_long = tf.gather(pieces.over_byte_limit, end.value_rowids())
             end = end.with_flat_values(tf.where(too_long, begin.flat_values + unknown_length, end.flat_values))
         ids = self.wordpiece_tokenizer.to_output_type(pieces.ids)
         nrows = tf.size(flat, out_type=tf.int64)

@@ -28,7 +28,9 @@ class Pieces(NamedTuple):
 
     ids: int64 ids. begin, end: int32 character (code point) indices in the word.
     byte_begin, byte_end: int32 byte offsets in the word.
-    too_long: bool [words], words replaced by the unknown token for their length.
+    over_byte_limit: bool [words], words over max_bytes_per_word (tensorflow_text's
+      limit), replaced by the unknown token, which tensorflow_text ends at
+      len(unknown_token) bytes past the word's start.
     """
 
     ids: tf.RaggedTensor
@@ -36,7 +38,7 @@ class Pieces(NamedTuple):
     end: tf.RaggedTensor
     byte_begin: tf.RaggedTensor
     byte_end: tf.RaggedTensor
-    too_long: tf.Tensor
+    over_byte_limit: tf.Tensor
 
 
 class WordpieceTokenizer(tf.Module):
@@ -119,13 +121,30 @@ class WordpieceTokenizer(tf.Module):
         return self.tokenize_with_offsets(words)[0]
 
     def tokenize_with_offsets(self, words):
-        """string [..., words] -> (pieces, begin, end), offsets in bytes within each word."""
+        """string [..., words] -> (pieces, begin, end), int64 byte offsets within each word.
+
+        Like tensorflow_text's WordpieceTokenizer, the unknown token of a word
+        over `max_bytes_per_word` ends at len(unknown_token) bytes (not at the
+        word's end, as for a word over `max_chars_per_word`, Hugging Face's limit).
+
+        >>> wp = WordpieceTokenizer(["[UNK]", "a", "##b"], max_bytes_per_word=3, token_out_type=tf.string)
+        >>> [t.to_list() for t in wp.tokenize_with_offsets(["ab", "abbbb"])]
+        [[[b'a', b'##b'], [b'[UNK]']], [[0, 1], [0]], [[1, 2], [5]]]
+        """
 
         def flat_tokenize(flat):
             pieces = self.tokenize_flat(flat)
-            return self.to_output_type(pieces.ids), pieces.byte_begin, pieces.byte_end
+            return self.to_output_type(pieces.ids), pieces.byte_begin, self._unknown_ends(pieces)
 
         return map_over_strings(words, "words", flat_tokenize)
+
+    def _unknown_ends(self, pieces: Pieces) -> tf.RaggedTensor:
+        """Byte ends, with tensorflow_text's len(unknown_token) for words over the byte limit."""
+        if self.max_bytes_per_word is None:
+            return pieces.byte_end
+        over = tf.gather(pieces.over_byte_limit, pieces.byte_end.value_rowids())
+        unknown_length = len(self.unknown_token.encode("utf-8"))
+        return pieces.byte_end.with_flat_values(tf.where(over, unknown_length, pieces.byte_end.flat_values))
 
     def to_output_type(self, ids: tf.RaggedTensor) -> tf.RaggedTensor:
         if self.token_out_type == tf.string:
@@ -178,9 +197,10 @@ class WordpieceTokenizer(tf.Module):
         n_bytes = tf.strings.length(words)
         if n_chars is None:
             n_chars = tf.cast(bounds.row_lengths(), tf.int32) - 1
-        too_long = tf.zeros_like(n_chars, tf.bool)
+        over_byte_limit = tf.zeros_like(n_chars, tf.bool)
         if self.max_bytes_per_word is not None:
-            too_long |= n_bytes > self.max_bytes_per_word
+            over_byte_limit = n_bytes > self.max_bytes_per_word
+        too_long = over_byte_limit
         if self.max_chars_per_word is not None:
             too_long |= n_chars > self.max_chars_per_word
         whole = self.vocab.table.lookup(words)
@@ -188,6 +208,7 @@ class WordpieceTokenizer(tf.Module):
             whole = tf.where(n_chars <= self.max_chars_per_token, whole, -1)
         if forced is not None:
             too_long &= forced < 0
+            over_byte_limit &= forced < 0
             whole = tf.where(forced >= 0, forced, whole)
         single = (whole >= 0) | too_long
         single_id = tf.where((whole >= 0) & ~too_long, whole, self.unknown_id)
@@ -215,7 +236,7 @@ class WordpieceTokenizer(tf.Module):
             return tf.RaggedTensor.from_row_splits(tf.gather(values, order), row_splits, validate=False)
 
         begin, end = per_word(begin), per_word(end)
-        return Pieces(per_word(ids), begin, end, gather_in_rows(bounds, begin), gather_in_rows(bounds, end), too_long)
+        return Pieces(per_word(ids), begin, end, gather_in_rows(bounds, begin), gather_in_rows(bounds, end), over_byte_limit)
 
     def _max_match(self, words: tf.Tensor, n_chars: tf.Tensor):
         """Greedy longest match for words with at least one character.
