@@ -87,6 +87,11 @@ class BasicTokenizer(tf.Module):
         self.preserve_unused_token = preserve_unused_token
         self._fused = _fused_lookup(normalizer, pre_tokenizer)
         self._normalized_patterns = self.added_tokens.normalized_patterns(normalizer.apply)
+        # The word each added token gives: its content, or for normalized=True ones the normalized content.
+        normalized = dict(self._normalized_patterns)
+        with tf.init_scope():
+            self._added_text = tf.constant(
+                [normalized.get(i, t.content) for i, t in enumerate(self.added_tokens.flags)] or [""], tf.string)
         # HF's normalizer puts spaces around CJK ideographs ("spaced"): its normalized-pass flags see them.
         flags = [self.added_tokens.flags[i] for i, _ in self._normalized_patterns]
         self._spaced = None
@@ -105,7 +110,14 @@ class BasicTokenizer(tf.Module):
         return text if spaced is None else "".join(f" {ch} " if spaced[ord(ch)] else ch for ch in text)
 
     def tokenize(self, strings) -> tf.RaggedTensor:
-        """string [...] -> string [..., words]."""
+        """string [...] -> string [..., words]; an added token's word is its text
+        (normalized, for a `normalized=True` one).
+
+        >>> BertTokenizer = __import__("tf_wordpiece").BertTokenizer
+        >>> basic = BertTokenizer(["[UNK]", "[MASK]"], compat="hf", lower_case=True).basic_tokenizer
+        >>> basic.tokenize(["A [MASK]!"]).to_list()
+        [[b'a', b'[MASK]', b'!']]
+        """
         return self.tokenize_with_offsets(strings)[0]
 
     def tokenize_with_offsets(self, strings):
@@ -114,12 +126,15 @@ class BasicTokenizer(tf.Module):
 
     def _flat_tokenize_with_offsets(self, flat: tf.Tensor) -> tuple:
         words = self.split(flat)
+        text = words.text
+        if self.added_tokens:  # `split` writes their marker; WordPiece takes their ids instead
+            text = tf.where(words.added >= 0, tf.gather(self._added_text, tf.maximum(words.added, 0)), text)
         nrows = tf.size(flat, out_type=tf.int64)
         begin = words.begin.flat_values
         end = words.end.flat_values
         first = words.begin.row_starts()
         last = words.end.row_limits() - 1
-        outputs = (words.text, tf.gather(begin, first), tf.gather(end, last))
+        outputs = (text, tf.gather(begin, first), tf.gather(end, last))
         splits = rows_to_splits(words.row, nrows)
         return tuple(tf.RaggedTensor.from_row_splits(t, splits, validate=False) for t in outputs)
 
