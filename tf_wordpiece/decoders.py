@@ -102,7 +102,8 @@ def hf_wordpiece_decode(
     if prefix is None:
         return tf.strings.reduce_join(pieces, axis=1, separator=" ")
     values = pieces.flat_values
-    first = tf.scatter_nd(pieces.row_starts()[:, None], tf.ones_like(pieces.row_starts(), tf.bool), tf.shape(values, tf.int64))
+    # Each row's first kept token (rows left empty, the last one too, have none).
+    first = tf.range(tf.size(values, out_type=tf.int64)) == tf.gather(pieces.row_starts(), pieces.value_rowids())
     if prefix:
         continues = tf.strings.substr(values, 0, len(prefix.encode("utf-8"))) == prefix
         stripped = tf.strings.regex_replace(values, "^" + re.escape(prefix), "", replace_global=False)
