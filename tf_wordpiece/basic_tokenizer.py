@@ -13,7 +13,7 @@ from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.added_tokens import AddedTokens
 from tf_wordpiece.normalizers import Normalizer
 from tf_wordpiece.pre_tokenizers import PreTokenizer
-from tf_wordpiece.shapes import map_over_strings, rows_of_values, rows_to_splits
+from tf_wordpiece.shapes import map_over_strings, rows_of_values, rows_to_splits, scalar_as_batch
 
 # tensorflow_text's `preserve_unused_token` pattern (python/ops/bert_tokenizer.py).
 _UNUSED_TOKEN_BODY = r"unused\d+"
@@ -58,6 +58,9 @@ class BasicTokenizer(tf.Module):
         with `normalized=True`) in their normalized form after it.
       preserve_unused_token: keep `[unused<digits>]` whole (tensorflow_text).
       invalid_utf8: `"keep"` or `"replace"`, see above. Defaults to `"keep"`.
+      scalar_as_batch: a scalar string gives [1, words] (tensorflow_text's
+        BasicTokenizer) instead of [words]. Defaults to `False` (`True` in
+        `BertTokenizer(compat="tf_text")` and `tf_text_basic_tokenizer`).
 
     Build one with `BertTokenizer(...).basic_tokenizer`, or directly:
 
@@ -76,8 +79,10 @@ class BasicTokenizer(tf.Module):
         added_tokens: AddedTokens | None = None,
         preserve_unused_token: bool = False,
         invalid_utf8: str = "keep",
+        scalar_as_batch: bool = False,
     ):
         super().__init__()
+        self.scalar_as_batch = scalar_as_batch
         if invalid_utf8 not in ("keep", "replace"):
             raise ValueError(f"invalid_utf8: expected 'keep' or 'replace', got {invalid_utf8!r}")
         self.invalid_utf8 = invalid_utf8
@@ -122,6 +127,8 @@ class BasicTokenizer(tf.Module):
 
     def tokenize_with_offsets(self, strings):
         """string [...] -> (words, begin, end), int64 byte offsets into the original strings."""
+        if self.scalar_as_batch:
+            strings = scalar_as_batch(strings, "strings")
         return map_over_strings(strings, "strings", self._flat_tokenize_with_offsets)
 
     def _flat_tokenize_with_offsets(self, flat: tf.Tensor) -> tuple:
@@ -334,6 +341,7 @@ def tf_text_basic_tokenizer(
         normalizers.tf_text_normalizer(lower_case=lower_case, normalization_form=normalization_form),
         pre_tokenizers.tf_text_pre_tokenizer(keep_whitespace=keep_whitespace),
         preserve_unused_token=preserve_unused_token,
+        scalar_as_batch=True,
     )
 
 

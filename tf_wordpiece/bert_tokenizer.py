@@ -14,7 +14,7 @@ from tf_wordpiece.basic_tokenizer import BasicTokenizer, check_tf_text_normaliza
 from tf_wordpiece.decoders import WordPieceDecoder, hf_wordpiece_decode
 from tf_wordpiece.post_processors import Encoding, Segment, TemplateProcessing, check_encode_options
 from tf_wordpiece.vocab import Vocab, VocabLike
-from tf_wordpiece.shapes import as_strings, gather_in_rows, map_over_strings, rows_to_splits
+from tf_wordpiece.shapes import as_ids, as_strings, gather_in_rows, map_over_strings, rows_to_splits, scalar_as_batch
 from tf_wordpiece.wordpiece import WordpieceTokenizer
 
 COMPAT_MODES = ("tf_text", "hf")
@@ -157,6 +157,7 @@ class BertTokenizer(tf.Module):
             normalizer, pre_tokenizer, added_tokens=AddedTokens(self.added_tokens),
             preserve_unused_token=preserve_unused_token,
             invalid_utf8="keep" if compat == "tf_text" else "replace",
+            scalar_as_batch=compat == "tf_text",
         )
         self.wordpiece_tokenizer = WordpieceTokenizer(
             self.vocab,
@@ -318,7 +319,8 @@ class BertTokenizer(tf.Module):
         return Encoding(*(t[0] for t in encoding)) if scalar else encoding
 
     def decode(self, ids, *, skip_special_tokens: bool = True, clean_up_tokenization_spaces: bool = False) -> tf.Tensor:
-        """ids int [batch, tokens] (dense or ragged) -> string [batch], like HF's `Tokenizer.decode_batch`.
+        """ids int [batch, tokens] (dense or ragged) -> string [batch], like HF's `Tokenizer.decode_batch`;
+        ids int [tokens] (or a Python list of int) -> a string scalar, like HF's `Tokenizer.decode`.
 
         The WordPiece decoder's cleanup is applied per token, as tokenizers does
         (`"l ' eure"` stays spaced); `clean_up_tokenization_spaces=True` also
@@ -330,7 +332,13 @@ class BertTokenizer(tf.Module):
         [b'hellos!']
         >>> tok.decode([[2, 4, 6]], skip_special_tokens=False).numpy().tolist()
         [b'[CLS] hello!']
+        >>> tok.decode([4, 5]).numpy()
+        b'hellos'
         """
+        ids = as_ids(ids, "ids")
+        if ids.shape.rank == 1:
+            return self.decode(ids[None], skip_special_tokens=skip_special_tokens,
+                               clean_up_tokenization_spaces=clean_up_tokenization_spaces)[0]
         prefix = None if self.decoder is None else self.decoder.prefix
         cleanup = self.decoder is not None and self.decoder.cleanup
         return hf_wordpiece_decode(
@@ -343,11 +351,25 @@ class BertTokenizer(tf.Module):
         return len(self.vocab)
 
     def tokenize(self, strings) -> tf.RaggedTensor:
-        """string [...] -> [..., words, pieces] of ids (or strings, per token_out_type)."""
+        """string [...] -> [..., words, pieces] of ids (or strings, per token_out_type).
+
+        A scalar string gives [1, words, pieces] with compat="tf_text" (as
+        tensorflow_text.BertTokenizer does) and [words, pieces] with compat="hf".
+
+        >>> BertTokenizer(["[UNK]", "hi"]).tokenize("hi hi").to_list()
+        [[[1], [1]]]
+        >>> BertTokenizer(["[UNK]", "hi"], compat="hf").tokenize("hi hi").to_list()
+        [[1], [1]]
+        """
         return self.tokenize_with_offsets(strings)[0]
 
     def tokenize_with_offsets(self, strings):
-        """string [...] -> (pieces, begin, end), each [..., words, pieces]; int64 byte offsets."""
+        """string [...] -> (pieces, begin, end), each [..., words, pieces]; int64 byte offsets.
+
+        Scalars as in `tokenize`.
+        """
+        if self.compat == "tf_text":
+            strings = scalar_as_batch(strings, "strings")
         return map_over_strings(strings, "strings", self._flat_tokenize_with_offsets)
 
     def _flat_tokenize_with_offsets(self, flat: tf.Tensor) -> tuple:

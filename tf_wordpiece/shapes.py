@@ -47,6 +47,56 @@ def as_strings(values, name: str):
     return tensor
 
 
+def scalar_as_batch(values, name: str):
+    """Strings with a scalar made a batch of one (tensorflow_text's rank policy for BertTokenizer)."""
+    strings = as_strings(values, name)
+    if not isinstance(strings, tf.RaggedTensor) and strings.shape.rank == 0:
+        return strings[None]
+    return strings
+
+
+def as_ids(values, name: str):
+    """Token ids as a Tensor or RaggedTensor of an integer dtype (Python lists of lists may be ragged)."""
+    if not isinstance(values, (tf.Tensor, tf.RaggedTensor)):
+        try:
+            values = tf.convert_to_tensor(values, dtype_hint=tf.int64)  # [] too: int64, not float32
+        except (TypeError, ValueError):
+            try:
+                values = tf.ragged.constant(values, dtype=tf.int64)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"{name}: expected integer ids (a tensor or lists of int), got "
+                                f"{type(values).__name__}: {e}") from None
+    if not values.dtype.is_integer:
+        raise TypeError(f"{name}: expected integer ids, got dtype {values.dtype.name}; pass ids, not text")
+    return values
+
+
+class PythonEntry(tf.Module):
+    """A tf.function entry point that converts its argument before the call.
+
+    Calling a `tf.function` with Python values (a str, a list) traces it again
+    for every distinct value; here `convert` turns them into tensors first, so
+    `encode("hello")` in a loop reuses one graph. Saved in a SavedModel as a
+    callable object (its traced `specs` kept), loaded without tf_wordpiece.
+
+    >>> entry = PythonEntry(lambda s: tf.strings.length(s), lambda v: as_strings(v, "s"),
+    ...                     [tf.TensorSpec([None], tf.string)])
+    >>> entry(["ab", "c"]).numpy().tolist(), entry("abc").numpy().tolist()
+    ([2, 1], 3)
+    """
+
+    def __init__(self, fn: Callable, convert: Callable, specs):
+        super().__init__()
+        self._convert = convert
+        # As an instance attribute, the function is what a SavedModel keeps as `__call__`.
+        self.__call__ = tf.function(fn)
+        for spec in specs:
+            self.__call__.get_concrete_function(spec)
+
+    def __call__(self, value):
+        return self.__dict__["__call__"](self._convert(value))
+
+
 def gather_in_rows(params: tf.RaggedTensor, indices: tf.RaggedTensor) -> tf.RaggedTensor:
     """out[i][j] = params[i][indices[i][j]] for ragged [n, ...] params and indices."""
     row_start = tf.gather(params.row_starts(), indices.value_rowids())
