@@ -14,7 +14,8 @@ from tf_wordpiece.basic_tokenizer import BasicTokenizer, check_tf_text_normaliza
 from tf_wordpiece.decoders import WordPieceDecoder, hf_wordpiece_decode
 from tf_wordpiece.post_processors import Encoding, Segment, TemplateProcessing, check_encode_options
 from tf_wordpiece.vocab import Vocab, VocabLike
-from tf_wordpiece.shapes import as_ids, as_strings, gather_in_rows, map_over_strings, rows_to_splits, scalar_as_batch
+from tf_wordpiece.shapes import (as_ids, as_strings, gather_in_rows, map_over_strings, rows_and_positions,
+                                 rows_to_splits, scalar_as_batch)
 from tf_wordpiece.wordpiece import WordpieceTokenizer
 
 COMPAT_MODES = ("tf_text", "hf")
@@ -274,10 +275,14 @@ class BertTokenizer(tf.Module):
           pad_to_multiple_of: round the padded length up to a multiple of this.
 
         Returns:
-          `Encoding(ids, type_ids, attention_mask, offsets)`: int64 ragged
+          `Encoding(ids, type_ids, attention_mask, offsets,
+          special_tokens_mask, word_ids, sequence_ids)`: int64 ragged
           [batch, tokens] (dense [batch, length] when padding), offsets
           [batch, tokens, 2] byte offsets (begin, end) into the token's own
-          string, (0, 0) for special and padding tokens.
+          string, (0, 0) for special and padding tokens. As in tokenizers,
+          `special_tokens_mask` is 1 for the template's tokens and padding,
+          `word_ids` is each token's word in its text and `sequence_ids` its
+          text (0 or 1), both -1 (tokenizers' None) for special and padding tokens.
 
         >>> tok = BertTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "world"], compat="hf", lower_case=True)
         >>> enc = tok.encode(["Hello", "hello world"], ["World", "world"], padding=True)
@@ -285,6 +290,10 @@ class BertTokenizer(tf.Module):
         [[2, 4, 3, 5, 3, 0], [2, 4, 5, 3, 5, 3]]
         >>> enc.type_ids.numpy().tolist()
         [[0, 0, 0, 1, 1, 0], [0, 0, 0, 0, 1, 1]]
+        >>> enc.word_ids.numpy().tolist(), enc.sequence_ids.numpy().tolist()
+        ([[-1, 0, -1, 0, -1, -1], [-1, 0, 1, -1, 0, -1]], [[-1, 0, -1, 1, -1, -1], [-1, 0, 0, -1, 1, -1]])
+        >>> enc.special_tokens_mask.numpy().tolist()
+        [[1, 0, 1, 0, 1, 1], [1, 0, 0, 1, 0, 1]]
         """
         if self.post_processor is None:
             raise ValueError(
@@ -304,8 +313,9 @@ class BertTokenizer(tf.Module):
             if pair_scalar != scalar:
                 raise ValueError("pairs: must have the same shape as texts (both scalars or both [batch])")
             strings = tf.concat([texts, pairs], axis=0)
-        ids, begin, end = (t.merge_dims(1, 2) for t in self._flat_tokenize_with_offsets(strings))
-        segments = Segment(tf.cast(ids, tf.int64), begin, end)
+        pieces = self._flat_tokenize_with_offsets(strings)  # [n, words, pieces]
+        ids, begin, end, word = (t.merge_dims(1, 2) for t in (*pieces, _word_indices(pieces[0])))
+        segments = Segment(tf.cast(ids, tf.int64), begin, end, word)
         first = second = segments
         if pairs is not None:
             size = tf.shape(texts, out_type=tf.int64)[0]
@@ -421,6 +431,13 @@ class BertTokenizer(tf.Module):
     def detokenize(self, token_ids) -> tf.RaggedTensor:
         """ids [..., pieces] (or [..., words, pieces]) -> words [..., words], like tensorflow_text."""
         return self.wordpiece_tokenizer.detokenize(token_ids)
+
+
+def _word_indices(pieces: tf.RaggedTensor) -> tf.RaggedTensor:
+    """[n, words, pieces] -> int64 [n, words, pieces]: each piece's word index in its string."""
+    words = pieces.values  # [all words, pieces]
+    _, position = rows_and_positions(pieces.row_lengths(), out_type=tf.int64)
+    return pieces.with_values(words.with_values(tf.gather(position, words.value_rowids())))
 
 
 def _as_batch(values, name: str) -> tuple[tf.Tensor, bool]:
