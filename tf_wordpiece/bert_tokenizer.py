@@ -260,12 +260,16 @@ class BertTokenizer(tf.Module):
         max_length: int | None = None,
         padding: bool | str | None = None,
         pad_to_multiple_of: int | None = None,
+        is_pretokenized: bool = False,
     ) -> Encoding:
         """Model inputs, like Hugging Face's `Tokenizer.encode_batch`: template, truncation, padding.
 
         Args:
-          texts: string [batch] (or a scalar, which drops the batch axis).
-          pairs: optional string [batch], the second segment of each input.
+          texts: string [batch] (or a scalar, which drops the batch axis); with
+            `is_pretokenized`, words [batch, (words)] (ragged, dense or Python
+            lists; one list of words [words] drops the batch axis).
+          pairs: optional string [batch], the second segment of each input
+            (words [batch, (words)] with `is_pretokenized`).
           add_special_tokens: apply the template's special tokens. Defaults to True.
           truncation: None (off), True or "longest_first", "only_first",
             "only_second"; counts the template's tokens toward `max_length`.
@@ -273,6 +277,11 @@ class BertTokenizer(tf.Module):
           padding: None (off, ragged outputs), True or "longest" (the batch's
             longest row), or "max_length"; right side, with the pad id and type id.
           pad_to_multiple_of: round the padded length up to a multiple of this.
+          is_pretokenized: the inputs are already split into words, as
+            tokenizers' `is_pretokenized=True`: each word is normalized and
+            split on its own (`"world!"` still gives `world`, `!`), `word_ids`
+            are the input words' indices and offsets are bytes into each word.
+            Defaults to False.
 
         Returns:
           `Encoding(ids, type_ids, attention_mask, offsets,
@@ -294,6 +303,9 @@ class BertTokenizer(tf.Module):
         ([[-1, 0, -1, 0, -1, -1], [-1, 0, 1, -1, 0, -1]], [[-1, 0, -1, 1, -1, -1], [-1, 0, 0, -1, 1, -1]])
         >>> enc.special_tokens_mask.numpy().tolist()
         [[1, 0, 1, 0, 1, 1], [1, 0, 0, 1, 0, 1]]
+        >>> enc = tok.encode([["Hello", "world!"]], is_pretokenized=True)
+        >>> enc.ids.to_list(), enc.word_ids.to_list(), enc.offsets.to_list()
+        ([[2, 4, 5, 1, 3]], [[-1, 0, 1, 1, -1]], [[[0, 0], [0, 5], [0, 5], [5, 6], [0, 0]]])
         """
         if self.post_processor is None:
             raise ValueError(
@@ -306,19 +318,20 @@ class BertTokenizer(tf.Module):
             self.post_processor, is_pair=pairs is not None, add_special_tokens=add_special_tokens,
             truncation=truncation, max_length=max_length, padding=padding, pad_to_multiple_of=pad_to_multiple_of,
         )
-        texts, scalar = _as_batch(texts, "texts")
+        as_batch = _as_word_batch if is_pretokenized else _as_batch
+        texts, scalar = as_batch(texts, "texts")
         strings = texts
         if pairs is not None:
-            pairs, pair_scalar = _as_batch(pairs, "pairs")
+            pairs, pair_scalar = as_batch(pairs, "pairs")
             if pair_scalar != scalar:
                 raise ValueError("pairs: must have the same shape as texts (both scalars or both [batch])")
             strings = tf.concat([texts, pairs], axis=0)
-        pieces = self._flat_tokenize_with_offsets(strings)  # [n, words, pieces]
+        pieces = self._encode_pieces(strings, is_pretokenized)  # [n, words, pieces]
         ids, begin, end, word = (t.merge_dims(1, 2) for t in (*pieces, _word_indices(pieces[0])))
         segments = Segment(tf.cast(ids, tf.int64), begin, end, word)
         first = second = segments
         if pairs is not None:
-            size = tf.shape(texts, out_type=tf.int64)[0]
+            size = texts.nrows() if is_pretokenized else tf.shape(texts, out_type=tf.int64)[0]
             first, second = (Segment(*(t[a:b] for t in segments)) for a, b in ((0, size), (size, 2 * size)))
         else:
             second = None
@@ -327,6 +340,14 @@ class BertTokenizer(tf.Module):
             max_length=max_length, padding=padding, pad_to_multiple_of=pad_to_multiple_of,
         )
         return Encoding(*(t[0] for t in encoding)) if scalar else encoding
+
+    def _encode_pieces(self, strings, is_pretokenized: bool) -> tuple:
+        """string [n] -> (ids, begin, end) [n, words, pieces]; words [n, (words)] -> the same, each input word
+        tokenized as a string of its own (offsets into it) and its pieces gathered as one word."""
+        if not is_pretokenized:
+            return self._flat_tokenize_with_offsets(strings)
+        per_word = self._flat_tokenize_with_offsets(strings.flat_values)  # [input words, words, pieces]
+        return tuple(strings.with_flat_values(t.merge_dims(1, 2)) for t in per_word)
 
     def decode(self, ids, *, skip_special_tokens: bool = True, clean_up_tokenization_spaces: bool = False) -> tf.Tensor:
         """ids int [batch, tokens] (dense or ragged) -> string [batch], like HF's `Tokenizer.decode_batch`;
@@ -448,6 +469,28 @@ def _as_batch(values, name: str) -> tuple[tf.Tensor, bool]:
     if strings.shape.rank == 0:
         return strings[None], True
     return strings, False
+
+
+def _as_word_batch(values, name: str) -> tuple[tf.RaggedTensor, bool]:
+    """words [batch, (words)] (ragged, dense or Python lists) or one example's [words] ->
+    (string RaggedTensor [batch, (words)] with int64 row_splits, whether it was one example)."""
+    if isinstance(values, (list, tuple)) and any(isinstance(v, (list, tuple)) for v in values):
+        try:
+            values = tf.ragged.constant(values, dtype=tf.string, ragged_rank=1)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{name}: expected lists of words (str or bytes) with is_pretokenized=True: {e}") from None
+    elif isinstance(values, (list, tuple)) and not values:
+        values = tf.constant([], tf.string)
+    words = as_strings(values, name)
+    rank = words.shape.rank
+    if rank not in (1, 2) or (isinstance(words, tf.RaggedTensor) and words.ragged_rank != 1):
+        raise ValueError(f"{name}: with is_pretokenized=True expected words [words] or [batch, (words)], got shape "
+                         f"{words.shape}; pass a list of words per input")
+    if rank == 1:
+        return tf.RaggedTensor.from_tensor(words[None]).with_row_splits_dtype(tf.int64), True
+    if not isinstance(words, tf.RaggedTensor):
+        words = tf.RaggedTensor.from_tensor(words)
+    return words.with_row_splits_dtype(tf.int64), False
 
 
 def _check_choice(name: str, value, choices) -> None:
