@@ -46,7 +46,10 @@ class BertTokenizer(tf.Module):
       lower_case: case-fold and strip accents (tf_text: NFKC_Casefold + NFD - Mn;
         hf: BertNormalizer lowercase, strip_accents following it). Defaults to `False`.
       token_out_type: `tf.int64` ids or `tf.string` pieces. Defaults to `tf.int64`.
-      unknown_token: token for unknown words. Defaults to `"[UNK]"`.
+      unknown_token: token for unknown words. None (compat="tf_text" only):
+        an unknown word is its own piece, its id from the vocabulary's table
+        (with a `tf.lookup.StaticVocabularyTable`, an OOV bucket), as in
+        tensorflow_text; see `WordpieceTokenizer`. Defaults to `"[UNK]"`.
       suffix_indicator: prefix of non-initial pieces. Defaults to `"##"`.
       max_bytes_per_word: longer words (UTF-8 bytes) are unknown. Defaults to
         `100` for tf_text, no limit for hf.
@@ -56,9 +59,9 @@ class BertTokenizer(tf.Module):
         the suffix indicator, as in tensorflow_text (with `trea` and `tread`
         in the vocabulary and 4, `treadness` gives `trea ##d ##ness`); None or
         0 for no limit (compat="tf_text" only). Defaults to None.
-      keep_whitespace, normalization_form, preserve_unused_token:
+      keep_whitespace, normalization_form, preserve_unused_token, split_unknown_characters:
         tensorflow_text's options (compat="tf_text" only); normalization_form
-        may be None, "NFD" or "NFKD".
+        may be None, "NFD" or "NFKD"; split_unknown_characters: see `WordpieceTokenizer`.
       clean_text, handle_chinese_chars, strip_accents: Hugging Face
         BertNormalizer options (compat="hf" only); they default to `True`,
         `True` and `None` (follow `lower_case`).
@@ -96,7 +99,7 @@ class BertTokenizer(tf.Module):
         compat: str = "tf_text",
         lower_case: bool = False,
         token_out_type: tf.DType = tf.int64,
-        unknown_token: str = "[UNK]",
+        unknown_token: str | None = "[UNK]",
         suffix_indicator: str = "##",
         max_bytes_per_word=_DEFAULT,
         max_input_chars_per_word=_DEFAULT,
@@ -119,8 +122,9 @@ class BertTokenizer(tf.Module):
         _check_choice("compat", compat, COMPAT_MODES)
         _check_choice("offsets", offsets, OFFSET_MODES)
         _check_choice("normalization_form", normalization_form, normalizers.NORMALIZATION_FORMS)
-        if split_unknown_characters:
-            raise ValueError("split_unknown_characters=True is not supported; unknown words become unknown_token")
+        if compat == "hf" and unknown_token is None:
+            raise ValueError("unknown_token: None is only for compat='tf_text' (Hugging Face's WordPiece needs one); "
+                             "pass a token of the vocabulary")
         if compat == "tf_text":
             _only_for("hf", clean_text=clean_text, handle_chinese_chars=handle_chinese_chars, strip_accents=strip_accents)
             check_tf_text_normalization(normalization_form, lower_case=lower_case)
@@ -129,7 +133,8 @@ class BertTokenizer(tf.Module):
             byte_limit, char_limit = 100, None
         else:
             _only_for("tf_text", keep_whitespace=keep_whitespace, normalization_form=normalization_form,
-                      preserve_unused_token=preserve_unused_token, max_chars_per_token=max_chars_per_token)
+                      preserve_unused_token=preserve_unused_token, max_chars_per_token=max_chars_per_token,
+                      split_unknown_characters=split_unknown_characters)
             normalizer = normalizers.hf_normalizer(
                 clean_text=True if clean_text is None else clean_text,
                 strip_accents=lower_case if strip_accents is None else strip_accents,
@@ -168,6 +173,7 @@ class BertTokenizer(tf.Module):
             max_chars_per_token=max_chars_per_token,
             token_out_type=token_out_type,
             unknown_token=unknown_token,
+            split_unknown_characters=split_unknown_characters,
             algorithm=algorithm,
         )
         # Whether each distinct space-separated chunk of a batch can be tokenized once (exact; see space_chunks).
@@ -439,12 +445,12 @@ class BertTokenizer(tf.Module):
             char_begin, char_end = words.normalized_begin, words.normalized_end
         begin = gather_in_rows(char_begin, pieces.begin)
         end = gather_in_rows(char_end, pieces.end - 1)
-        if self.offsets == "normalized":
+        if self.offsets == "normalized" and self.wordpiece_tokenizer.unknown_token is not None:
             # tensorflow_text ends a too-long word's [UNK] at len(unknown_token) past its start.
             unknown_length = len(self.wordpiece_tokenizer.unknown_token.encode("utf-8"))
             too_long = tf.gather(pieces.over_byte_limit, end.value_rowids())
             end = end.with_flat_values(tf.where(too_long, begin.flat_values + unknown_length, end.flat_values))
-        ids = self.wordpiece_tokenizer.to_output_type(pieces.ids)
+        ids = self.wordpiece_tokenizer.to_output_type(pieces.ids, pieces.text)
         nrows = tf.size(flat, out_type=tf.int64)
         splits = rows_to_splits(words.row, nrows)
         return tuple(tf.RaggedTensor.from_row_splits(t, splits, validate=False) for t in (ids, begin, end))

@@ -31,6 +31,8 @@ class Pieces(NamedTuple):
     over_byte_limit: bool [words], words over max_bytes_per_word (tensorflow_text's
       limit), replaced by the unknown token, which tensorflow_text ends at
       len(unknown_token) bytes past the word's start.
+    text: string pieces, only when some piece has no vocabulary id
+      (`unknown_token=None`, `split_unknown_characters`); else None.
     """
 
     ids: tf.RaggedTensor
@@ -39,6 +41,12 @@ class Pieces(NamedTuple):
     byte_begin: tf.RaggedTensor
     byte_end: tf.RaggedTensor
     over_byte_limit: tf.Tensor
+    text: tf.RaggedTensor | None = None
+
+
+# Piece ids that stand for text with no vocabulary token (resolved by `_resolve_unknown`).
+_WHOLE_WORD, _UNKNOWN_CHARACTER = -2, -3
+_UNKNOWN_CHARACTER_BITS = 0xFFFFFFFD  # the same in the low 32 bits of a packed (end << 32 | id)
 
 
 class WordpieceTokenizer(tf.Module):
@@ -62,7 +70,16 @@ class WordpieceTokenizer(tf.Module):
         gives `trea ##d ##ness`; a whole word longer than the limit is not
         looked up either). None or 0 for no limit. Defaults to None.
       token_out_type: `tf.int64` for ids or `tf.string` for piece strings.
-      unknown_token: the token for unknown words; must be in the vocabulary.
+      unknown_token: the token for unknown words; must be in the vocabulary
+        unless it is a StaticVocabularyTable (whose OOV buckets give it an
+        id). None: an unknown word is its own piece, as in tensorflow_text
+        (id: its id in the vocabulary's table, usually an OOV bucket, see
+        `Vocab.lookup`). Defaults to `"[UNK]"`.
+      split_unknown_characters: where no piece matches, emit one character
+        (`unknown_token`, or the character itself when that is None, with the
+        suffix indicator inside a word) and go on, as tensorflow_text does,
+        instead of making the whole word unknown (`algorithm="maxmatch"` only).
+        Defaults to False.
       algorithm: how words are matched, with identical results: `"maxmatch"`
         (every candidate piece looked up at once, a fixed number of graph ops;
         the fastest on ordinary text) or `"linmaxmatch"` (a trie with failure
@@ -84,7 +101,8 @@ class WordpieceTokenizer(tf.Module):
         max_chars_per_word: int | None = None,
         max_chars_per_token: int | None = None,
         token_out_type: tf.DType = tf.int64,
-        unknown_token: str = "[UNK]",
+        unknown_token: str | None = "[UNK]",
+        split_unknown_characters: bool = False,
         algorithm: str = "maxmatch",
     ):
         super().__init__()
@@ -92,14 +110,18 @@ class WordpieceTokenizer(tf.Module):
             raise ValueError(f"algorithm: expected one of {list(ALGORITHMS)}, got {algorithm!r}")
         if token_out_type not in (tf.int64, tf.int32, tf.string):
             raise TypeError(f"token_out_type: expected tf.int64, tf.int32 or tf.string, got {token_out_type!r}")
-        if not isinstance(unknown_token, str) or not unknown_token:
-            raise ValueError(f"unknown_token: expected a non-empty str in the vocabulary, got {unknown_token!r}")
+        if unknown_token is not None and (not isinstance(unknown_token, str) or not unknown_token):
+            raise ValueError(f"unknown_token: expected a non-empty str in the vocabulary or None, got {unknown_token!r}")
+        if split_unknown_characters and algorithm != "maxmatch":
+            raise ValueError(f"split_unknown_characters: True needs algorithm='maxmatch', got algorithm={algorithm!r}")
         for name, limit in (("max_bytes_per_word", max_bytes_per_word), ("max_chars_per_word", max_chars_per_word),
                             ("max_chars_per_token", max_chars_per_token)):
             if limit is not None and (not isinstance(limit, int) or limit < 0):
                 raise ValueError(f"{name}: expected a non-negative int or None, got {limit!r}")
-        self.vocab = vocab if isinstance(vocab, Vocab) else Vocab(vocab, required=[unknown_token])
-        if self.vocab.id_of(unknown_token) < 0:
+        required = [] if unknown_token is None else [unknown_token]
+        self.vocab = vocab if isinstance(vocab, Vocab) else Vocab(vocab, required=required)
+        oov_table = isinstance(vocab, tf.lookup.StaticVocabularyTable) and self.vocab.num_oov_buckets > 0
+        if unknown_token is not None and self.vocab.id_of(unknown_token) < 0 and not oov_table:
             raise ValueError(f"unknown_token: {unknown_token!r} is not in the {self.vocab.source}; add it or pass another")
         self.suffix_indicator = suffix_indicator
         self.max_bytes_per_word = max_bytes_per_word
@@ -107,7 +129,13 @@ class WordpieceTokenizer(tf.Module):
         self.max_chars_per_token = max_chars_per_token or None  # 0 is no limit, as in tensorflow_text
         self.token_out_type = token_out_type
         self.unknown_token = unknown_token
-        self.unknown_id = self.vocab.id_of(unknown_token)
+        self.split_unknown_characters = split_unknown_characters
+        self.unknown_id = _WHOLE_WORD if unknown_token is None else self.vocab.id_of(unknown_token)
+        # Pieces without a vocabulary id need their text (a slower path, off by default).
+        self._needs_text = unknown_token is None or split_unknown_characters or self.unknown_id < 0
+        if self.unknown_id < 0 and unknown_token is not None:  # an OOV bucket's id, as tensorflow_text looks it up
+            with tf.init_scope():
+                self.unknown_id = int(self.vocab.lookup(tf.constant([unknown_token]))[0])
         self.algorithm = algorithm
         if algorithm == "linmaxmatch":
             self._matcher = LinMaxMatcher(self.vocab.tokens, suffix_indicator=suffix_indicator,
@@ -134,31 +162,36 @@ class WordpieceTokenizer(tf.Module):
 
         def flat_tokenize(flat):
             pieces = self.tokenize_flat(flat)
-            return self.to_output_type(pieces.ids), pieces.byte_begin, self._unknown_ends(pieces)
+            return self.to_output_type(pieces.ids, pieces.text), pieces.byte_begin, self._unknown_ends(pieces)
 
         return map_over_strings(words, "words", flat_tokenize)
 
     def _unknown_ends(self, pieces: Pieces) -> tf.RaggedTensor:
         """Byte ends, with tensorflow_text's len(unknown_token) for words over the byte limit."""
-        if self.max_bytes_per_word is None:
+        if self.max_bytes_per_word is None or self.unknown_token is None:  # None: the word, to its end
             return pieces.byte_end
         over = tf.gather(pieces.over_byte_limit, pieces.byte_end.value_rowids())
         unknown_length = len(self.unknown_token.encode("utf-8"))
         return pieces.byte_end.with_flat_values(tf.where(over, unknown_length, pieces.byte_end.flat_values))
 
-    def to_output_type(self, ids: tf.RaggedTensor) -> tf.RaggedTensor:
+    def to_output_type(self, ids: tf.RaggedTensor, text: tf.RaggedTensor | None = None) -> tf.RaggedTensor:
+        """Piece ids -> token_out_type (`text`: the pieces' strings when `Pieces.text` has them)."""
         if self.token_out_type == tf.string:
+            if text is not None:
+                return text
             return tf.ragged.map_flat_values(tf.gather, self.vocab.token_tensor, ids)
         return tf.cast(ids, self.token_out_type)
 
     def detokenize(self, token_ids) -> tf.RaggedTensor:
         """ids [..., pieces] -> strings [..., words]: pieces joined, suffixes glued on.
 
-        Like tensorflow_text: ids at or past the vocabulary size become the unknown token.
+        Like tensorflow_text: ids at or past the vocabulary size become the
+        unknown token (`"[UNK]"` when it is None).
         """
         from tf_wordpiece.decoders import wordpiece_detokenize
 
-        return wordpiece_detokenize(token_ids, self.vocab.token_tensor, self.suffix_indicator, self.unknown_token)
+        unknown = "[UNK]" if self.unknown_token is None else self.unknown_token
+        return wordpiece_detokenize(token_ids, self.vocab.token_tensor, self.suffix_indicator, unknown)
 
     def tokenize_flat(self, words: tf.Tensor, forced_ids: tf.Tensor | None = None,
                       n_chars: tf.Tensor | None = None) -> Pieces:
@@ -185,7 +218,29 @@ class WordpieceTokenizer(tf.Module):
         if n_chars is not None:  # equal words have equal counts
             n_chars = tf.math.unsorted_segment_max(tf.cast(n_chars, tf.int32), index, tf.size(unique_words))
         pieces = self._tokenize_unique(unique_words, forced, n_chars)
-        return Pieces(*(tf.gather(t, index) for t in pieces))
+        if self._needs_text:
+            pieces = self._resolve_unknown(unique_words, pieces)
+        return Pieces(*(None if t is None else tf.gather(t, index) for t in pieces))
+
+    def _resolve_unknown(self, words: tf.Tensor, pieces: Pieces) -> Pieces:
+        """Text and ids of pieces with no vocabulary token, as tensorflow_text makes them: the
+        whole word, or an unknown character (`unknown_token` or the character, after the suffix
+        indicator inside a word); ids by `Vocab.lookup` (OOV buckets)."""
+        ids = pieces.ids.flat_values
+        begin, end = pieces.byte_begin.flat_values, pieces.byte_end.flat_values
+        word = tf.gather(words, pieces.ids.value_rowids())
+        character = tf.strings.substr(word, begin, end - begin)
+        if self.unknown_token is not None:
+            character = tf.fill(tf.shape(character), self.unknown_token)
+        if self.suffix_indicator:
+            character = tf.where(begin > 0, tf.strings.join([self.suffix_indicator, character]), character)
+        size = len(self.vocab)
+        token = tf.gather(self.vocab.token_tensor, tf.clip_by_value(ids, 0, size - 1))
+        if self.unknown_token is not None:
+            token = tf.where(ids >= size, self.unknown_token, token)  # an OOV bucket's id for unknown_token
+        text = tf.where(ids == _WHOLE_WORD, word, tf.where(ids == _UNKNOWN_CHARACTER, character, token))
+        ids = tf.where(ids < 0, self.vocab.lookup(text), ids)
+        return pieces._replace(ids=pieces.ids.with_flat_values(ids), text=pieces.ids.with_flat_values(text))
 
     def _tokenize_unique(self, words: tf.Tensor, forced: tf.Tensor | None, n_chars: tf.Tensor | None) -> Pieces:
         # Character boundaries [w, chars + 1]: decoding each word with one extra
@@ -271,6 +326,10 @@ class WordpieceTokenizer(tf.Module):
         # Each segment's longest piece is its largest e << 32 | id (a miss, id -1, makes -1).
         best = tf.math.unsorted_segment_max(
             tf.bitwise.bitwise_or(tf.bitwise.left_shift(cand_end, 32), cand_id), cand_seg, tf.size(seg_char))
+        if self.split_unknown_characters:  # no match: the character alone, as an unknown piece
+            unknown = tf.bitwise.bitwise_or(tf.bitwise.left_shift(tf.cast(seg_char, tf.int64) + 1, 32),
+                                            _UNKNOWN_CHARACTER_BITS)
+            best = tf.where(best >= 0, best, unknown)
         best_end_char = tf.cast(tf.bitwise.right_shift(best, 32), tf.int32)
 
         # Follow each word's chain of longest matches over nodes (word, position
@@ -288,9 +347,15 @@ class WordpieceTokenizer(tf.Module):
             tf.gather(seg_word, piece),
             piece_start,
             piece_start + tf.gather(best_end_char, piece) - piece_char,
-            tf.bitwise.bitwise_and(tf.gather(best, piece), 0xFFFFFFFF),
+            self._piece_ids(tf.bitwise.bitwise_and(tf.gather(best, piece), 0xFFFFFFFF)),
             failed,
         )
+
+
+    def _piece_ids(self, low_bits: tf.Tensor) -> tf.Tensor:
+        if not self.split_unknown_characters:
+            return low_bits
+        return tf.where(low_bits == _UNKNOWN_CHARACTER_BITS, tf.constant(_UNKNOWN_CHARACTER, tf.int64), low_bits)
 
 
 def _piece_table(tokens: list[str], suffix: str, max_chars: int | None = None) -> tf.lookup.StaticHashTable:
