@@ -67,7 +67,7 @@ def test_normalized_offsets_follow_the_normalized_string():
 @pytest.mark.parametrize(
     "shape_input, leading_shape",
     [
-        ("hello world", []),  # a scalar gives [words, pieces]
+        ("hello world", [1]),  # a scalar gives [1, words, pieces], as in tensorflow_text
         (["hello", "world !"], [2]),
         ([["hello", "world"], ["!", ""]], [2, 2]),
     ],

@@ -41,12 +41,14 @@ def _rows(t) -> list:
 
 
 def _hf_rows(encodings, texts, pairs) -> list:
-    """HF encodings -> per row (ids, type_ids, attention_mask, byte offsets)."""
+    """HF encodings -> per row (ids, type_ids, attention_mask, byte offsets, special_tokens_mask, word_ids,
+    sequence_ids), None as -1."""
     out = []
     for i, e in enumerate(encodings):
         strings = (_byte_ends(texts[i]), _byte_ends(pairs[i]) if pairs is not None else None)
         offsets = [[0, 0] if s is None else [strings[s][a], strings[s][b]] for s, (a, b) in zip(e.sequence_ids, e.offsets)]
-        out.append((e.ids, e.type_ids, e.attention_mask, offsets))
+        words, sequences = ([-1 if v is None else v for v in values] for values in (e.word_ids, e.sequence_ids))
+        out.append((e.ids, e.type_ids, e.attention_mask, offsets, e.special_tokens_mask, words, sequences))
     return out
 
 

@@ -13,7 +13,7 @@ from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.added_tokens import AddedTokens
 from tf_wordpiece.normalizers import Normalizer
 from tf_wordpiece.pre_tokenizers import PreTokenizer
-from tf_wordpiece.shapes import map_over_strings, rows_of_values, rows_to_splits
+from tf_wordpiece.shapes import map_over_strings, rows_of_values, rows_to_splits, scalar_as_batch
 
 # tensorflow_text's `preserve_unused_token` pattern (python/ops/bert_tokenizer.py).
 _UNUSED_TOKEN_BODY = r"unused\d+"
@@ -58,6 +58,9 @@ class BasicTokenizer(tf.Module):
         with `normalized=True`) in their normalized form after it.
       preserve_unused_token: keep `[unused<digits>]` whole (tensorflow_text).
       invalid_utf8: `"keep"` or `"replace"`, see above. Defaults to `"keep"`.
+      scalar_as_batch: a scalar string gives [1, words] (tensorflow_text's
+        BasicTokenizer) instead of [words]. Defaults to `False` (`True` in
+        `BertTokenizer(compat="tf_text")` and `tf_text_basic_tokenizer`).
 
     Build one with `BertTokenizer(...).basic_tokenizer`, or directly:
 
@@ -76,8 +79,10 @@ class BasicTokenizer(tf.Module):
         added_tokens: AddedTokens | None = None,
         preserve_unused_token: bool = False,
         invalid_utf8: str = "keep",
+        scalar_as_batch: bool = False,
     ):
         super().__init__()
+        self.scalar_as_batch = scalar_as_batch
         if invalid_utf8 not in ("keep", "replace"):
             raise ValueError(f"invalid_utf8: expected 'keep' or 'replace', got {invalid_utf8!r}")
         self.invalid_utf8 = invalid_utf8
@@ -87,6 +92,11 @@ class BasicTokenizer(tf.Module):
         self.preserve_unused_token = preserve_unused_token
         self._fused = _fused_lookup(normalizer, pre_tokenizer)
         self._normalized_patterns = self.added_tokens.normalized_patterns(normalizer.apply)
+        # The word each added token gives: its content, or for normalized=True ones the normalized content.
+        normalized = dict(self._normalized_patterns)
+        with tf.init_scope():
+            self._added_text = tf.constant(
+                [normalized.get(i, t.content) for i, t in enumerate(self.added_tokens.flags)] or [""], tf.string)
         # HF's normalizer puts spaces around CJK ideographs ("spaced"): its normalized-pass flags see them.
         flags = [self.added_tokens.flags[i] for i, _ in self._normalized_patterns]
         self._spaced = None
@@ -105,21 +115,33 @@ class BasicTokenizer(tf.Module):
         return text if spaced is None else "".join(f" {ch} " if spaced[ord(ch)] else ch for ch in text)
 
     def tokenize(self, strings) -> tf.RaggedTensor:
-        """string [...] -> string [..., words]."""
+        """string [...] -> string [..., words]; an added token's word is its text
+        (normalized, for a `normalized=True` one).
+
+        >>> BertTokenizer = __import__("tf_wordpiece").BertTokenizer
+        >>> basic = BertTokenizer(["[UNK]", "[MASK]"], compat="hf", lower_case=True).basic_tokenizer
+        >>> basic.tokenize(["A [MASK]!"]).to_list()
+        [[b'a', b'[MASK]', b'!']]
+        """
         return self.tokenize_with_offsets(strings)[0]
 
     def tokenize_with_offsets(self, strings):
         """string [...] -> (words, begin, end), int64 byte offsets into the original strings."""
+        if self.scalar_as_batch:
+            strings = scalar_as_batch(strings, "strings")
         return map_over_strings(strings, "strings", self._flat_tokenize_with_offsets)
 
     def _flat_tokenize_with_offsets(self, flat: tf.Tensor) -> tuple:
         words = self.split(flat)
+        text = words.text
+        if self.added_tokens:  # `split` writes their marker; WordPiece takes their ids instead
+            text = tf.where(words.added >= 0, tf.gather(self._added_text, tf.maximum(words.added, 0)), text)
         nrows = tf.size(flat, out_type=tf.int64)
         begin = words.begin.flat_values
         end = words.end.flat_values
         first = words.begin.row_starts()
         last = words.end.row_limits() - 1
-        outputs = (words.text, tf.gather(begin, first), tf.gather(end, last))
+        outputs = (text, tf.gather(begin, first), tf.gather(end, last))
         splits = rows_to_splits(words.row, nrows)
         return tuple(tf.RaggedTensor.from_row_splits(t, splits, validate=False) for t in outputs)
 
@@ -319,6 +341,7 @@ def tf_text_basic_tokenizer(
         normalizers.tf_text_normalizer(lower_case=lower_case, normalization_form=normalization_form),
         pre_tokenizers.tf_text_pre_tokenizer(keep_whitespace=keep_whitespace),
         preserve_unused_token=preserve_unused_token,
+        scalar_as_batch=True,
     )
 
 

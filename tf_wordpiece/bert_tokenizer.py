@@ -14,7 +14,8 @@ from tf_wordpiece.basic_tokenizer import BasicTokenizer, check_tf_text_normaliza
 from tf_wordpiece.decoders import WordPieceDecoder, hf_wordpiece_decode
 from tf_wordpiece.post_processors import Encoding, Segment, TemplateProcessing, check_encode_options
 from tf_wordpiece.vocab import Vocab, VocabLike
-from tf_wordpiece.shapes import as_strings, gather_in_rows, map_over_strings, rows_to_splits
+from tf_wordpiece.shapes import (as_ids, as_strings, gather_in_rows, map_over_strings, rows_and_positions,
+                                 rows_to_splits, scalar_as_batch)
 from tf_wordpiece.wordpiece import WordpieceTokenizer
 
 COMPAT_MODES = ("tf_text", "hf")
@@ -45,17 +46,22 @@ class BertTokenizer(tf.Module):
       lower_case: case-fold and strip accents (tf_text: NFKC_Casefold + NFD - Mn;
         hf: BertNormalizer lowercase, strip_accents following it). Defaults to `False`.
       token_out_type: `tf.int64` ids or `tf.string` pieces. Defaults to `tf.int64`.
-      unknown_token: token for unknown words. Defaults to `"[UNK]"`.
+      unknown_token: token for unknown words. None (compat="tf_text" only):
+        an unknown word is its own piece, its id from the vocabulary's table
+        (with a `tf.lookup.StaticVocabularyTable`, an OOV bucket), as in
+        tensorflow_text; see `WordpieceTokenizer`. Defaults to `"[UNK]"`.
       suffix_indicator: prefix of non-initial pieces. Defaults to `"##"`.
       max_bytes_per_word: longer words (UTF-8 bytes) are unknown. Defaults to
         `100` for tf_text, no limit for hf.
       max_input_chars_per_word: longer words (code points) are unknown.
         Defaults to `100` for hf, no limit for tf_text.
-      max_chars_per_token: accepted for tensorflow_text compatibility (an
-        efficiency hint there); the vocabulary's longest piece is used instead.
-      keep_whitespace, normalization_form, preserve_unused_token:
+      max_chars_per_token: the longest piece tried, in code points without
+        the suffix indicator, as in tensorflow_text (with `trea` and `tread`
+        in the vocabulary and 4, `treadness` gives `trea ##d ##ness`); None or
+        0 for no limit (compat="tf_text" only). Defaults to None.
+      keep_whitespace, normalization_form, preserve_unused_token, split_unknown_characters:
         tensorflow_text's options (compat="tf_text" only); normalization_form
-        may be None, "NFD" or "NFKD".
+        may be None, "NFD" or "NFKD"; split_unknown_characters: see `WordpieceTokenizer`.
       clean_text, handle_chinese_chars, strip_accents: Hugging Face
         BertNormalizer options (compat="hf" only); they default to `True`,
         `True` and `None` (follow `lower_case`).
@@ -68,7 +74,10 @@ class BertTokenizer(tf.Module):
         when the vocabulary has `[CLS]` and `[SEP]`.
       decoder: Hugging Face's WordPiece decoder settings for `decode`; None
         joins tokens with spaces. Defaults to `WordPieceDecoder(suffix_indicator, cleanup=True)`.
-      offsets: `"original"` or `"normalized"`. Defaults to `"original"`.
+      offsets: `"original"` or `"normalized"`. With `"normalized"`, the
+        unknown token of a word over `max_bytes_per_word` ends, as in
+        tensorflow_text, len(unknown_token) bytes past the word's start; with
+        `"original"` it ends at the word's end. Defaults to `"original"`.
       algorithm: the WordPiece matcher, `"linmaxmatch"` or `"maxmatch"` (same
         ids; see `WordpieceTokenizer`). Defaults to `"maxmatch"`.
       parallel_shards: inside a graph, the batch is cut into this many slices
@@ -90,7 +99,7 @@ class BertTokenizer(tf.Module):
         compat: str = "tf_text",
         lower_case: bool = False,
         token_out_type: tf.DType = tf.int64,
-        unknown_token: str = "[UNK]",
+        unknown_token: str | None = "[UNK]",
         suffix_indicator: str = "##",
         max_bytes_per_word=_DEFAULT,
         max_input_chars_per_word=_DEFAULT,
@@ -113,8 +122,9 @@ class BertTokenizer(tf.Module):
         _check_choice("compat", compat, COMPAT_MODES)
         _check_choice("offsets", offsets, OFFSET_MODES)
         _check_choice("normalization_form", normalization_form, normalizers.NORMALIZATION_FORMS)
-        if split_unknown_characters:
-            raise ValueError("split_unknown_characters=True is not supported; unknown words become unknown_token")
+        if compat == "hf" and unknown_token is None:
+            raise ValueError("unknown_token: None is only for compat='tf_text' (Hugging Face's WordPiece needs one); "
+                             "pass a token of the vocabulary")
         if compat == "tf_text":
             _only_for("hf", clean_text=clean_text, handle_chinese_chars=handle_chinese_chars, strip_accents=strip_accents)
             check_tf_text_normalization(normalization_form, lower_case=lower_case)
@@ -123,7 +133,8 @@ class BertTokenizer(tf.Module):
             byte_limit, char_limit = 100, None
         else:
             _only_for("tf_text", keep_whitespace=keep_whitespace, normalization_form=normalization_form,
-                      preserve_unused_token=preserve_unused_token)
+                      preserve_unused_token=preserve_unused_token, max_chars_per_token=max_chars_per_token,
+                      split_unknown_characters=split_unknown_characters)
             normalizer = normalizers.hf_normalizer(
                 clean_text=True if clean_text is None else clean_text,
                 strip_accents=lower_case if strip_accents is None else strip_accents,
@@ -152,14 +163,17 @@ class BertTokenizer(tf.Module):
             normalizer, pre_tokenizer, added_tokens=AddedTokens(self.added_tokens),
             preserve_unused_token=preserve_unused_token,
             invalid_utf8="keep" if compat == "tf_text" else "replace",
+            scalar_as_batch=compat == "tf_text",
         )
         self.wordpiece_tokenizer = WordpieceTokenizer(
             self.vocab,
             suffix_indicator=suffix_indicator,
             max_bytes_per_word=byte_limit if max_bytes_per_word is _DEFAULT else max_bytes_per_word,
             max_chars_per_word=char_limit if max_input_chars_per_word is _DEFAULT else max_input_chars_per_word,
+            max_chars_per_token=max_chars_per_token,
             token_out_type=token_out_type,
             unknown_token=unknown_token,
+            split_unknown_characters=split_unknown_characters,
             algorithm=algorithm,
         )
         # Whether each distinct space-separated chunk of a batch can be tokenized once (exact; see space_chunks).
@@ -252,12 +266,16 @@ class BertTokenizer(tf.Module):
         max_length: int | None = None,
         padding: bool | str | None = None,
         pad_to_multiple_of: int | None = None,
+        is_pretokenized: bool = False,
     ) -> Encoding:
         """Model inputs, like Hugging Face's `Tokenizer.encode_batch`: template, truncation, padding.
 
         Args:
-          texts: string [batch] (or a scalar, which drops the batch axis).
-          pairs: optional string [batch], the second segment of each input.
+          texts: string [batch] (or a scalar, which drops the batch axis); with
+            `is_pretokenized`, words [batch, (words)] (ragged, dense or Python
+            lists; one list of words [words] drops the batch axis).
+          pairs: optional string [batch], the second segment of each input
+            (words [batch, (words)] with `is_pretokenized`).
           add_special_tokens: apply the template's special tokens. Defaults to True.
           truncation: None (off), True or "longest_first", "only_first",
             "only_second"; counts the template's tokens toward `max_length`.
@@ -265,12 +283,21 @@ class BertTokenizer(tf.Module):
           padding: None (off, ragged outputs), True or "longest" (the batch's
             longest row), or "max_length"; right side, with the pad id and type id.
           pad_to_multiple_of: round the padded length up to a multiple of this.
+          is_pretokenized: the inputs are already split into words, as
+            tokenizers' `is_pretokenized=True`: each word is normalized and
+            split on its own (`"world!"` still gives `world`, `!`), `word_ids`
+            are the input words' indices and offsets are bytes into each word.
+            Defaults to False.
 
         Returns:
-          `Encoding(ids, type_ids, attention_mask, offsets)`: int64 ragged
+          `Encoding(ids, type_ids, attention_mask, offsets,
+          special_tokens_mask, word_ids, sequence_ids)`: int64 ragged
           [batch, tokens] (dense [batch, length] when padding), offsets
           [batch, tokens, 2] byte offsets (begin, end) into the token's own
-          string, (0, 0) for special and padding tokens.
+          string, (0, 0) for special and padding tokens. As in tokenizers,
+          `special_tokens_mask` is 1 for the template's tokens and padding,
+          `word_ids` is each token's word in its text and `sequence_ids` its
+          text (0 or 1), both -1 (tokenizers' None) for special and padding tokens.
 
         >>> tok = BertTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "world"], compat="hf", lower_case=True)
         >>> enc = tok.encode(["Hello", "hello world"], ["World", "world"], padding=True)
@@ -278,6 +305,13 @@ class BertTokenizer(tf.Module):
         [[2, 4, 3, 5, 3, 0], [2, 4, 5, 3, 5, 3]]
         >>> enc.type_ids.numpy().tolist()
         [[0, 0, 0, 1, 1, 0], [0, 0, 0, 0, 1, 1]]
+        >>> enc.word_ids.numpy().tolist(), enc.sequence_ids.numpy().tolist()
+        ([[-1, 0, -1, 0, -1, -1], [-1, 0, 1, -1, 0, -1]], [[-1, 0, -1, 1, -1, -1], [-1, 0, 0, -1, 1, -1]])
+        >>> enc.special_tokens_mask.numpy().tolist()
+        [[1, 0, 1, 0, 1, 1], [1, 0, 0, 1, 0, 1]]
+        >>> enc = tok.encode([["Hello", "world!"]], is_pretokenized=True)
+        >>> enc.ids.to_list(), enc.word_ids.to_list(), enc.offsets.to_list()
+        ([[2, 4, 5, 1, 3]], [[-1, 0, 1, 1, -1]], [[[0, 0], [0, 5], [0, 5], [5, 6], [0, 0]]])
         """
         if self.post_processor is None:
             raise ValueError(
@@ -290,18 +324,20 @@ class BertTokenizer(tf.Module):
             self.post_processor, is_pair=pairs is not None, add_special_tokens=add_special_tokens,
             truncation=truncation, max_length=max_length, padding=padding, pad_to_multiple_of=pad_to_multiple_of,
         )
-        texts, scalar = _as_batch(texts, "texts")
+        as_batch = _as_word_batch if is_pretokenized else _as_batch
+        texts, scalar = as_batch(texts, "texts")
         strings = texts
         if pairs is not None:
-            pairs, pair_scalar = _as_batch(pairs, "pairs")
+            pairs, pair_scalar = as_batch(pairs, "pairs")
             if pair_scalar != scalar:
                 raise ValueError("pairs: must have the same shape as texts (both scalars or both [batch])")
             strings = tf.concat([texts, pairs], axis=0)
-        ids, begin, end = (t.merge_dims(1, 2) for t in self._flat_tokenize_with_offsets(strings))
-        segments = Segment(tf.cast(ids, tf.int64), begin, end)
+        pieces = self._encode_pieces(strings, is_pretokenized)  # [n, words, pieces]
+        ids, begin, end, word = (t.merge_dims(1, 2) for t in (*pieces, _word_indices(pieces[0])))
+        segments = Segment(tf.cast(ids, tf.int64), begin, end, word)
         first = second = segments
         if pairs is not None:
-            size = tf.shape(texts, out_type=tf.int64)[0]
+            size = texts.nrows() if is_pretokenized else tf.shape(texts, out_type=tf.int64)[0]
             first, second = (Segment(*(t[a:b] for t in segments)) for a, b in ((0, size), (size, 2 * size)))
         else:
             second = None
@@ -311,8 +347,17 @@ class BertTokenizer(tf.Module):
         )
         return Encoding(*(t[0] for t in encoding)) if scalar else encoding
 
+    def _encode_pieces(self, strings, is_pretokenized: bool) -> tuple:
+        """string [n] -> (ids, begin, end) [n, words, pieces]; words [n, (words)] -> the same, each input word
+        tokenized as a string of its own (offsets into it) and its pieces gathered as one word."""
+        if not is_pretokenized:
+            return self._flat_tokenize_with_offsets(strings)
+        per_word = self._flat_tokenize_with_offsets(strings.flat_values)  # [input words, words, pieces]
+        return tuple(strings.with_flat_values(t.merge_dims(1, 2)) for t in per_word)
+
     def decode(self, ids, *, skip_special_tokens: bool = True, clean_up_tokenization_spaces: bool = False) -> tf.Tensor:
-        """ids int [batch, tokens] (dense or ragged) -> string [batch], like HF's `Tokenizer.decode_batch`.
+        """ids int [batch, tokens] (dense or ragged) -> string [batch], like HF's `Tokenizer.decode_batch`;
+        ids int [tokens] (or a Python list of int) -> a string scalar, like HF's `Tokenizer.decode`.
 
         The WordPiece decoder's cleanup is applied per token, as tokenizers does
         (`"l ' eure"` stays spaced); `clean_up_tokenization_spaces=True` also
@@ -324,7 +369,13 @@ class BertTokenizer(tf.Module):
         [b'hellos!']
         >>> tok.decode([[2, 4, 6]], skip_special_tokens=False).numpy().tolist()
         [b'[CLS] hello!']
+        >>> tok.decode([4, 5]).numpy()
+        b'hellos'
         """
+        ids = as_ids(ids, "ids")
+        if ids.shape.rank == 1:
+            return self.decode(ids[None], skip_special_tokens=skip_special_tokens,
+                               clean_up_tokenization_spaces=clean_up_tokenization_spaces)[0]
         prefix = None if self.decoder is None else self.decoder.prefix
         cleanup = self.decoder is not None and self.decoder.cleanup
         return hf_wordpiece_decode(
@@ -337,11 +388,25 @@ class BertTokenizer(tf.Module):
         return len(self.vocab)
 
     def tokenize(self, strings) -> tf.RaggedTensor:
-        """string [...] -> [..., words, pieces] of ids (or strings, per token_out_type)."""
+        """string [...] -> [..., words, pieces] of ids (or strings, per token_out_type).
+
+        A scalar string gives [1, words, pieces] with compat="tf_text" (as
+        tensorflow_text.BertTokenizer does) and [words, pieces] with compat="hf".
+
+        >>> BertTokenizer(["[UNK]", "hi"]).tokenize("hi hi").to_list()
+        [[[1], [1]]]
+        >>> BertTokenizer(["[UNK]", "hi"], compat="hf").tokenize("hi hi").to_list()
+        [[1], [1]]
+        """
         return self.tokenize_with_offsets(strings)[0]
 
     def tokenize_with_offsets(self, strings):
-        """string [...] -> (pieces, begin, end), each [..., words, pieces]; int64 byte offsets."""
+        """string [...] -> (pieces, begin, end), each [..., words, pieces]; int64 byte offsets.
+
+        Scalars as in `tokenize`.
+        """
+        if self.compat == "tf_text":
+            strings = scalar_as_batch(strings, "strings")
         return map_over_strings(strings, "strings", self._flat_tokenize_with_offsets)
 
     def _flat_tokenize_with_offsets(self, flat: tf.Tensor) -> tuple:
@@ -380,12 +445,12 @@ class BertTokenizer(tf.Module):
             char_begin, char_end = words.normalized_begin, words.normalized_end
         begin = gather_in_rows(char_begin, pieces.begin)
         end = gather_in_rows(char_end, pieces.end - 1)
-        if self.offsets == "normalized":
+        if self.offsets == "normalized" and self.wordpiece_tokenizer.unknown_token is not None:
             # tensorflow_text ends a too-long word's [UNK] at len(unknown_token) past its start.
             unknown_length = len(self.wordpiece_tokenizer.unknown_token.encode("utf-8"))
-            too_long = tf.gather(pieces.too_long, end.value_rowids())
+            too_long = tf.gather(pieces.over_byte_limit, end.value_rowids())
             end = end.with_flat_values(tf.where(too_long, begin.flat_values + unknown_length, end.flat_values))
-        ids = self.wordpiece_tokenizer.to_output_type(pieces.ids)
+        ids = self.wordpiece_tokenizer.to_output_type(pieces.ids, pieces.text)
         nrows = tf.size(flat, out_type=tf.int64)
         splits = rows_to_splits(words.row, nrows)
         return tuple(tf.RaggedTensor.from_row_splits(t, splits, validate=False) for t in (ids, begin, end))
@@ -393,6 +458,13 @@ class BertTokenizer(tf.Module):
     def detokenize(self, token_ids) -> tf.RaggedTensor:
         """ids [..., pieces] (or [..., words, pieces]) -> words [..., words], like tensorflow_text."""
         return self.wordpiece_tokenizer.detokenize(token_ids)
+
+
+def _word_indices(pieces: tf.RaggedTensor) -> tf.RaggedTensor:
+    """[n, words, pieces] -> int64 [n, words, pieces]: each piece's word index in its string."""
+    words = pieces.values  # [all words, pieces]
+    _, position = rows_and_positions(pieces.row_lengths(), out_type=tf.int64)
+    return pieces.with_values(words.with_values(tf.gather(position, words.value_rowids())))
 
 
 def _as_batch(values, name: str) -> tuple[tf.Tensor, bool]:
@@ -403,6 +475,28 @@ def _as_batch(values, name: str) -> tuple[tf.Tensor, bool]:
     if strings.shape.rank == 0:
         return strings[None], True
     return strings, False
+
+
+def _as_word_batch(values, name: str) -> tuple[tf.RaggedTensor, bool]:
+    """words [batch, (words)] (ragged, dense or Python lists) or one example's [words] ->
+    (string RaggedTensor [batch, (words)] with int64 row_splits, whether it was one example)."""
+    if isinstance(values, (list, tuple)) and any(isinstance(v, (list, tuple)) for v in values):
+        try:
+            values = tf.ragged.constant(values, dtype=tf.string, ragged_rank=1)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{name}: expected lists of words (str or bytes) with is_pretokenized=True: {e}") from None
+    elif isinstance(values, (list, tuple)) and not values:
+        values = tf.constant([], tf.string)
+    words = as_strings(values, name)
+    rank = words.shape.rank
+    if rank not in (1, 2) or (isinstance(words, tf.RaggedTensor) and words.ragged_rank != 1):
+        raise ValueError(f"{name}: with is_pretokenized=True expected words [words] or [batch, (words)], got shape "
+                         f"{words.shape}; pass a list of words per input")
+    if rank == 1:
+        return tf.RaggedTensor.from_tensor(words[None]).with_row_splits_dtype(tf.int64), True
+    if not isinstance(words, tf.RaggedTensor):
+        words = tf.RaggedTensor.from_tensor(words)
+    return words.with_row_splits_dtype(tf.int64), False
 
 
 def _check_choice(name: str, value, choices) -> None:

@@ -7,6 +7,8 @@ from typing import NamedTuple
 
 import tensorflow as tf
 
+from tf_wordpiece.shapes import as_ids
+
 
 def wordpiece_detokenize(token_ids, tokens: tf.Tensor, suffix_indicator: str, unknown_token: str) -> tf.RaggedTensor:
     """tensorflow_text's WordpieceTokenizer.detokenize: ids [..., pieces] -> words [..., words].
@@ -19,9 +21,7 @@ def wordpiece_detokenize(token_ids, tokens: tf.Tensor, suffix_indicator: str, un
     >>> wordpiece_detokenize(tf.ragged.constant([[1, 2, 3, 4, 9]]), vocab, "##", "[UNK]").to_list()
     [[b'unaffable', b'!', b'[UNK]']]
     """
-    ids = token_ids if isinstance(token_ids, tf.RaggedTensor) else tf.convert_to_tensor(token_ids)
-    if not ids.dtype.is_integer:
-        raise TypeError(f"token_ids: expected integer ids, got dtype {ids.dtype.name}")
+    ids = as_ids(token_ids, "token_ids")
     if ids.shape.rank is not None and ids.shape.rank < 2:
         raise ValueError(f"token_ids: expected rank >= 2 ([..., pieces]), got shape {ids.shape}")
     table = tf.concat([tokens, [unknown_token]], axis=0)
@@ -81,9 +81,7 @@ def hf_wordpiece_decode(
     >>> hf_wordpiece_decode([[0, 2, 3, 4, 5, 6, 7, 1]], tokens, special).numpy().tolist()
     [b"don ' t going."]
     """
-    ids = token_ids if isinstance(token_ids, tf.RaggedTensor) else tf.convert_to_tensor(token_ids)
-    if not ids.dtype.is_integer:
-        raise TypeError(f"ids: expected integer ids, got dtype {ids.dtype.name}")
+    ids = as_ids(token_ids, "ids")
     if ids.shape.rank is not None and ids.shape.rank != 2:
         raise ValueError(f"ids: expected rank 2 ([batch, tokens], dense or ragged), got shape {ids.shape}")
     if not isinstance(ids, tf.RaggedTensor):
@@ -102,7 +100,8 @@ def hf_wordpiece_decode(
     if prefix is None:
         return tf.strings.reduce_join(pieces, axis=1, separator=" ")
     values = pieces.flat_values
-    first = tf.scatter_nd(pieces.row_starts()[:, None], tf.ones_like(pieces.row_starts(), tf.bool), tf.shape(values, tf.int64))
+    # Each row's first kept token (rows left empty, the last one too, have none).
+    first = tf.range(tf.size(values, out_type=tf.int64)) == tf.gather(pieces.row_starts(), pieces.value_rowids())
     if prefix:
         continues = tf.strings.substr(values, 0, len(prefix.encode("utf-8"))) == prefix
         stripped = tf.strings.regex_replace(values, "^" + re.escape(prefix), "", replace_global=False)

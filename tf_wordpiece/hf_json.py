@@ -21,8 +21,10 @@ def bert_kwargs_from_tokenizer_json(path: str | os.PathLike) -> dict:
 
     Supported: a BertNormalizer (or none), a BertPreTokenizer, a WordPiece
     model, added tokens, a TemplateProcessing (or BertProcessing, or no)
-    post-processor, a WordPiece (or no) decoder. Anything else, and any field
-    of the wrong JSON type, is a ValueError naming the file and the field,
+    post-processor, a WordPiece (or no) decoder. Anything else, any field of
+    the wrong JSON type, and a model without `unk_token`,
+    `continuing_subword_prefix` or `max_input_chars_per_word` (tokenizers
+    refuses such a file too) is a ValueError naming the file and the field,
     never a silently different tokenizer.
     """
     path = os.fspath(path)
@@ -50,12 +52,13 @@ def bert_kwargs_from_tokenizer_json(path: str | os.PathLike) -> dict:
         raise ValueError(f"{path!r}: model.vocab ids must be dense on [0, {len(ids)}), and each id used once")
     tokens = sorted(vocab, key=vocab.__getitem__)
 
+    # tokenizers refuses a WordPiece model without any of these three (no default is assumed).
     kwargs: dict = dict(
         vocab=tokens,
         compat="hf",
-        unknown_token=fields.get(model, "unk_token", str, "model", "[UNK]"),
-        suffix_indicator=fields.get(model, "continuing_subword_prefix", str, "model", "##"),
-        max_input_chars_per_word=fields.get(model, "max_input_chars_per_word", int, "model", 100),
+        unknown_token=fields.get(model, "unk_token", str, "model"),
+        suffix_indicator=fields.get(model, "continuing_subword_prefix", str, "model"),
+        max_input_chars_per_word=fields.get(model, "max_input_chars_per_word", int, "model"),
     )
     kwargs.update(_normalizer_kwargs(fields.get(spec, "normalizer", dict, "", None), fields))
     pre = fields.get(spec, "pre_tokenizer", dict, "", None)
@@ -90,7 +93,8 @@ class _Fields:
         where = f"{where}.{key}" if where else key
         if obj.get(key) is None:
             if default is _REQUIRED:
-                raise ValueError(f"{self.path!r}: {where} is missing")
+                raise ValueError(f"{self.path!r}: {where} is missing (or null); tokenizers requires it too: "
+                                 "add it to the file")
             return default
         return self.check(obj[key], kind, where)
 

@@ -61,12 +61,14 @@ class LinMaxMatchTrie:
     (14, 1)
     """
 
-    def __init__(self, tokens: Sequence[str], suffix_indicator: str):
+    def __init__(self, tokens: Sequence[str], suffix_indicator: str, max_piece_chars: int | None = None):
         self.suffix_root = INITIAL_ROOT if suffix_indicator == "" else 1
         children: list[dict[int, int]] = [{} for _ in range(self.suffix_root + 1)]
         token_at: list[tuple[int, int] | None] = [None] * len(children)  # (id, chars)
 
         def insert(root: int, piece: str, token_id: int) -> None:
+            if max_piece_chars is not None and len(piece) > max_piece_chars:
+                return  # never tried (tensorflow_text's max_chars_per_token)
             node = root
             for ch in piece:
                 child = children[node].get(ord(ch))
@@ -136,11 +138,13 @@ class LinMaxMatcher(tf.Module):
     Args:
       tokens: the vocabulary, token n having id n.
       suffix_indicator: prefix of non-initial pieces; may be empty.
+      max_piece_chars: pieces longer than this many code points (without the
+        suffix indicator) are never matched. Defaults to None (no limit).
     """
 
-    def __init__(self, tokens: Sequence[str], *, suffix_indicator: str):
+    def __init__(self, tokens: Sequence[str], *, suffix_indicator: str, max_piece_chars: int | None = None):
         super().__init__()
-        trie = LinMaxMatchTrie(tokens, suffix_indicator)
+        trie = LinMaxMatchTrie(tokens, suffix_indicator, max_piece_chars)
         self.suffix_root = trie.suffix_root
         self._node_bits = max(1, int(trie.num_nodes - 1).bit_length())
         nodes, fails = np.arange(trie.num_nodes), trie.fail_link >= 0

@@ -23,11 +23,15 @@ SEQUENCES = ("A", "B")
 
 
 class Segment(NamedTuple):
-    """One tokenized input: ids, begin, end, each int64 RaggedTensor [batch, tokens]."""
+    """One tokenized input: ids, begin, end, word, each int64 RaggedTensor [batch, tokens].
+
+    word: the index of each token's word in its string (None: all -1).
+    """
 
     ids: tf.RaggedTensor
     begin: tf.RaggedTensor
     end: tf.RaggedTensor
+    word: tf.RaggedTensor | None = None
 
 
 class Encoding(NamedTuple):
@@ -37,12 +41,22 @@ class Encoding(NamedTuple):
       dense [batch, length] when padded.
     offsets: int64 [batch, tokens, 2] byte offsets (begin, end) into the text
       each token comes from; (0, 0) for special and padding tokens.
+    special_tokens_mask: int64, 1 for the template's special tokens and for
+      padding, 0 for the tokens of the text (added tokens written in it too).
+    word_ids: int64, the index of the token's word in its text (words as the
+      pre-tokenizer splits them, an added token being one; counted from 0 in
+      each of the pair's texts); -1 (Hugging Face's None) for special and padding tokens.
+    sequence_ids: int64, 0 for the first text's tokens, 1 for the pair's; -1
+      (Hugging Face's None) for special and padding tokens.
     """
 
     ids: tf.Tensor | tf.RaggedTensor
     type_ids: tf.Tensor | tf.RaggedTensor
     attention_mask: tf.Tensor | tf.RaggedTensor
     offsets: tf.Tensor | tf.RaggedTensor
+    special_tokens_mask: tf.Tensor | tf.RaggedTensor
+    word_ids: tf.Tensor | tf.RaggedTensor
+    sequence_ids: tf.Tensor | tf.RaggedTensor
 
 
 class TemplateProcessing:
@@ -59,6 +73,8 @@ class TemplateProcessing:
     >>> enc = bert.process(Segment(*[tf.ragged.constant([[7, 8]], tf.int64)] * 3))
     >>> enc.ids.to_list(), enc.type_ids.to_list()
     ([[101, 7, 8, 102]], [[0, 0, 0, 0]])
+    >>> enc.special_tokens_mask.to_list(), enc.sequence_ids.to_list()
+    ([[1, 0, 0, 1]], [[-1, 0, 0, -1]])
     """
 
     def __init__(
@@ -118,15 +134,18 @@ class TemplateProcessing:
         for name, type_id in template:
             if name in SEQUENCES:
                 part = segments[SEQUENCES.index(name)]
+                sequence, special = SEQUENCES.index(name), 0
             elif not add_special_tokens:
                 continue
             else:
                 part = _constant_part(self.special_tokens[name], batch)
-            types = tf.ones_like(part.ids) * type_id
-            parts.append((part.ids, types, part.begin, part.end))
-        ids, type_ids, begin, end = (tf.concat(list(column), axis=1) for column in zip(*parts))
+                sequence, special = -1, 1
+            ones = tf.ones_like(part.ids)
+            word = -ones if part.word is None else part.word
+            parts.append((part.ids, ones * type_id, part.begin, part.end, ones * special, word, ones * sequence))
+        ids, type_ids, begin, end, special, word, sequence = (tf.concat(list(column), axis=1) for column in zip(*parts))
         offsets = begin.with_flat_values(tf.stack([begin.flat_values, end.flat_values], axis=1))
-        encoding = Encoding(ids, type_ids, tf.ones_like(ids), offsets)
+        encoding = Encoding(ids, type_ids, tf.ones_like(ids), offsets, special, word, sequence)
         if padding is not None:
             encoding = self._pad(encoding, padding, max_length, pad_to_multiple_of)
         return encoding
@@ -154,6 +173,9 @@ class TemplateProcessing:
             type_ids=encoding.type_ids.to_tensor(self.pad_type_id, shape=[batch, length]),
             attention_mask=encoding.attention_mask.to_tensor(0, shape=[batch, length]),
             offsets=encoding.offsets.to_tensor(0, shape=[batch, length, 2]),
+            special_tokens_mask=encoding.special_tokens_mask.to_tensor(1, shape=[batch, length]),
+            word_ids=encoding.word_ids.to_tensor(-1, shape=[batch, length]),
+            sequence_ids=encoding.sequence_ids.to_tensor(-1, shape=[batch, length]),
         )
 
 
@@ -261,7 +283,7 @@ def _longest_first(n1: tf.Tensor, n2: tf.Tensor, max_length: int) -> tuple[tf.Te
 
 def _head(segment: Segment, lengths: tf.Tensor) -> Segment:
     """The first `lengths[i]` tokens of each row."""
-    return Segment(*(head(t, lengths) for t in segment))
+    return Segment(*(None if t is None else head(t, lengths) for t in segment))
 
 
 def head(rt: tf.RaggedTensor, lengths: tf.Tensor) -> tf.RaggedTensor:
@@ -276,7 +298,7 @@ def _constant_part(ids: Sequence[int], batch: tf.Tensor) -> Segment:
     values = tf.tile(tf.constant(ids, tf.int64), [batch])
     ragged = tf.RaggedTensor.from_row_splits(values, tf.range(batch + 1) * len(ids), validate=False)
     zeros = tf.zeros_like(ragged)
-    return Segment(ragged, zeros, zeros)
+    return Segment(ragged, zeros, zeros, zeros - 1)
 
 
 def _checked_template(name: str, template, special_tokens, *, allowed) -> tuple[tuple[str, int], ...]:

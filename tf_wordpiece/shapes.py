@@ -13,12 +13,24 @@ import tensorflow as tf
 
 
 def map_over_strings(values, name: str, fn: Callable[[tf.Tensor], tuple]) -> tuple:
-    """Applies `fn` (string [n] -> tuple of RaggedTensor [n, ...]) to any shape of strings."""
+    """Applies `fn` (string [n] -> tuple of RaggedTensor [n, ...]) to any shape of strings.
+
+    A RaggedTensor may have int32 or int64 row_splits (the outputs keep its
+    dtype, as tensorflow_text's do) and uniform inner dimensions (flat_values
+    of any rank, kept as uniform dimensions of the outputs).
+
+    >>> chars = lambda flat: (tf.strings.bytes_split(flat),)
+    >>> rt = tf.RaggedTensor.from_row_splits(tf.constant([["ab", "c"]]), tf.constant([0, 0, 1], tf.int32))
+    >>> out, = map_over_strings(rt, "strings", chars)
+    >>> out.shape.as_list(), out.row_splits.dtype.name, out.to_list()
+    ([2, None, 2, None], 'int32', [[], [[[b'a', b'b'], [b'c']]]])
+    """
     strings = as_strings(values, name)
-    flat = strings.flat_values if isinstance(strings, tf.RaggedTensor) else tf.reshape(strings, [-1])
-    outputs = fn(flat)
     if isinstance(strings, tf.RaggedTensor):
-        return tuple(strings.with_flat_values(t) for t in outputs)
+        inner = map_over_strings(strings.flat_values, name, fn)
+        dtype = strings.row_splits.dtype
+        return tuple(strings.with_flat_values(t.with_row_splits_dtype(dtype)) for t in inner)
+    outputs = fn(tf.reshape(strings, [-1]))
     return tuple(restore_shape(t, strings) for t in outputs)
 
 
@@ -33,6 +45,56 @@ def as_strings(values, name: str):
     if tensor.dtype != tf.string:
         raise TypeError(f"{name}: expected a tf.string tensor, got dtype {tensor.dtype.name}; pass text, not ids")
     return tensor
+
+
+def scalar_as_batch(values, name: str):
+    """Strings with a scalar made a batch of one (tensorflow_text's rank policy for BertTokenizer)."""
+    strings = as_strings(values, name)
+    if not isinstance(strings, tf.RaggedTensor) and strings.shape.rank == 0:
+        return strings[None]
+    return strings
+
+
+def as_ids(values, name: str):
+    """Token ids as a Tensor or RaggedTensor of an integer dtype (Python lists of lists may be ragged)."""
+    if not isinstance(values, (tf.Tensor, tf.RaggedTensor)):
+        try:
+            values = tf.convert_to_tensor(values, dtype_hint=tf.int64)  # [] too: int64, not float32
+        except (TypeError, ValueError):
+            try:
+                values = tf.ragged.constant(values, dtype=tf.int64)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"{name}: expected integer ids (a tensor or lists of int), got "
+                                f"{type(values).__name__}: {e}") from None
+    if not values.dtype.is_integer:
+        raise TypeError(f"{name}: expected integer ids, got dtype {values.dtype.name}; pass ids, not text")
+    return values
+
+
+class PythonEntry(tf.Module):
+    """A tf.function entry point that converts its argument before the call.
+
+    Calling a `tf.function` with Python values (a str, a list) traces it again
+    for every distinct value; here `convert` turns them into tensors first, so
+    `encode("hello")` in a loop reuses one graph. Saved in a SavedModel as a
+    callable object (its traced `specs` kept), loaded without tf_wordpiece.
+
+    >>> entry = PythonEntry(lambda s: tf.strings.length(s), lambda v: as_strings(v, "s"),
+    ...                     [tf.TensorSpec([None], tf.string)])
+    >>> entry(["ab", "c"]).numpy().tolist(), entry("abc").numpy().tolist()
+    ([2, 1], 3)
+    """
+
+    def __init__(self, fn: Callable, convert: Callable, specs):
+        super().__init__()
+        self._convert = convert
+        # As an instance attribute, the function is what a SavedModel keeps as `__call__`.
+        self.__call__ = tf.function(fn)
+        for spec in specs:
+            self.__call__.get_concrete_function(spec)
+
+    def __call__(self, value):
+        return self.__dict__["__call__"](self._convert(value))
 
 
 def gather_in_rows(params: tf.RaggedTensor, indices: tf.RaggedTensor) -> tf.RaggedTensor:

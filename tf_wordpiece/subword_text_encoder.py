@@ -39,7 +39,7 @@ from tf_wordpiece.subword_tfds import TfdsGraph
 from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.chains import follow
 from tf_wordpiece.files import write_text_atomically
-from tf_wordpiece.shapes import as_strings
+from tf_wordpiece.shapes import PythonEntry, as_ids, as_strings
 
 STRING_BATCH = tf.TensorSpec([None], tf.string)
 _BACKSLASH, _UNDERSCORE, _SEMICOLON, _LOWER_U, _NEWLINE = 92, 95, 59, 117, 10
@@ -57,8 +57,11 @@ class SubwordTextEncoder(tf.Module):
         "t2t" for a list, the file's format for a path.
 
     Signatures (traced at construction, so a SavedModel has them):
-      encode(string [batch]) -> int64 RaggedTensor [batch, ids].
-      decode(int64 [batch, ids], dense or ragged) -> string [batch]; ids outside
+      encode(string [batch]) -> int64 RaggedTensor [batch, ids]; a scalar
+        string (tensor2tensor's and tfds's `encode(text)`) -> int64 [ids]. A
+        Python str or list of str is taken as a scalar or a batch.
+      decode(int [batch, ids], dense or ragged) -> string [batch]; int [ids]
+        (or a Python list of int) -> a string scalar. Ids outside
         [0, vocab_size) decode to nothing, as in tensor2tensor (tfds: 0 too).
       vocab_size() -> int32 scalar.
 
@@ -70,6 +73,8 @@ class SubwordTextEncoder(tf.Module):
     [[3, 2], [2, ...]]
     >>> enc.decode(ids).numpy().tolist()
     [b'hello world', b'world, hello']
+    >>> enc.encode("hello world").numpy().tolist(), enc.decode([3, 2]).numpy()
+    ([3, 2], b'hello world')
     >>> tfds_mode = SubwordTextEncoder(["hello_", "world"], compat="tfds")
     >>> tfds_mode.encode(tf.constant(["hello world!"])).to_list()  # "!" is its byte: 1 + 2 + 33
     [[1, 2, 36]]
@@ -90,9 +95,12 @@ class SubwordTextEncoder(tf.Module):
             self.subtokens = self._tfds.subwords
         else:
             self._init_t2t(subtokens)
-        self.encode.get_concrete_function(STRING_BATCH)
-        self.decode.get_concrete_function(tf.TensorSpec([None, None], tf.int64))
-        self.decode.get_concrete_function(tf.RaggedTensorSpec([None, None], tf.int64))
+        # Python values are converted before the call, so encode("...") in a loop traces once.
+        self.encode = PythonEntry(self._encode, lambda v: as_strings(v, "strings"),
+                                  [STRING_BATCH, tf.TensorSpec([], tf.string)])
+        self.decode = PythonEntry(self._decode, _int64_ids, [
+            tf.TensorSpec([None], tf.int64), tf.TensorSpec([None, None], tf.int64),
+            tf.RaggedTensorSpec([None, None], tf.int64)])
         self.vocab_size.get_concrete_function()
 
     def _init_t2t(self, subtokens: list[str]) -> None:
@@ -139,11 +147,16 @@ class SubwordTextEncoder(tf.Module):
         text = sl.format_tfds_vocab(self.subtokens) if self.compat == "tfds" else sl.format_vocab(self.subtokens)
         write_text_atomically(path, text, what="path", kind="subword vocabulary", looks_ours=_looks_like_a_subword_file)
 
-    @tf.function
-    def encode(self, strings):
-        strings = as_strings(strings, "strings")
-        if strings.shape.rank != 1:
-            raise ValueError(f"strings: expected a [batch] vector of strings, got shape {strings.shape}")
+    def _encode(self, strings: tf.Tensor):
+        """string [batch] -> int64 ragged [batch, ids]; a scalar -> int64 [ids]."""
+        if isinstance(strings, tf.RaggedTensor) or strings.shape.rank not in (0, 1):
+            raise ValueError(f"strings: expected a string or a [batch] vector of strings, got shape {strings.shape}; "
+                             "reshape it to [batch]")
+        if strings.shape.rank == 0:
+            return self._encode_batch(strings[None])[0]
+        return self._encode_batch(strings)
+
+    def _encode_batch(self, strings: tf.Tensor) -> tf.RaggedTensor:
         if self.compat == "tfds":
             return self._tfds.encode(tf.strings.unicode_transcode(strings, "UTF-8", "UTF-8", errors="replace"))
         tokens = self._escaped_tokens(strings)  # ragged [batch, tokens]
@@ -152,12 +165,17 @@ class SubwordTextEncoder(tf.Module):
         per_token = tf.gather(pieces, index)
         return tokens.with_flat_values(per_token).merge_dims(1, 2)
 
-    @tf.function
-    def decode(self, ids):
+    def _decode(self, ids):
+        """int [batch, ids] (dense or ragged) -> string [batch]; int [ids] -> a string scalar."""
+        if ids.shape.rank not in (1, 2):
+            raise ValueError(f"ids: expected int [ids] or [batch, ids], got shape {ids.shape}; reshape it")
+        if ids.shape.rank == 1:
+            return self._decode_batch(tf.RaggedTensor.from_tensor(ids[None]))[0]
         if not isinstance(ids, tf.RaggedTensor):
-            ids = tf.RaggedTensor.from_tensor(tf.convert_to_tensor(ids))
-        if not ids.dtype.is_integer or ids.shape.rank != 2:
-            raise TypeError(f"ids: expected integer ids [batch, ids], got {ids.dtype.name} of rank {ids.shape.rank}")
+            ids = tf.RaggedTensor.from_tensor(ids)
+        return self._decode_batch(ids)
+
+    def _decode_batch(self, ids: tf.RaggedTensor) -> tf.Tensor:
         if self.compat == "tfds":
             return self._tfds.decode(ids)
         values = tf.cast(ids.flat_values, tf.int64)
@@ -258,6 +276,11 @@ class SubwordTextEncoder(tf.Module):
         spaced = (position > row_start) & alnum & tf.gather(alnum, tf.maximum(position - 1, 0))
         words = tf.where(spaced, tf.strings.join([" ", words]), words)
         return tf.strings.reduce_join(tokens.with_flat_values(words), axis=1)
+
+
+def _int64_ids(values):
+    ids = as_ids(values, "ids")
+    return ids if ids.dtype == tf.int64 else tf.cast(ids, tf.int64)
 
 
 def _escape_kinds(alphabet: frozenset[str]) -> np.ndarray:

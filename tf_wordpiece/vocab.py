@@ -9,7 +9,7 @@ import tensorflow as tf
 
 from tf_wordpiece.files import looks_like_text_lines, write_text_atomically
 
-VocabLike = Union[str, os.PathLike, Sequence[str], tf.lookup.StaticHashTable]
+VocabLike = Union[str, os.PathLike, Sequence[str], tf.lookup.StaticHashTable, tf.lookup.StaticVocabularyTable]
 
 
 class Vocab(tf.Module):
@@ -19,19 +19,29 @@ class Vocab(tf.Module):
     and a `\\r` before it) is not part of the token.
 
     Args:
-      vocab: a vocab.txt path, a sequence of tokens, or a `tf.lookup.StaticHashTable`
-        (string -> int) whose ids are dense on [0, size).
-      required: tokens that must be in the vocabulary (e.g. the unknown token).
+      vocab: a vocab.txt path, a sequence of tokens, a `tf.lookup.StaticHashTable`
+        (string -> int) whose ids are dense on [0, size), or tensorflow_text's
+        `tf.lookup.StaticVocabularyTable` (dense ids, `num_oov_buckets` N).
+      required: tokens that must be in the vocabulary (e.g. the unknown token);
+        not checked for a StaticVocabularyTable, whose buckets give any string an id.
+
+    `lookup` gives a string not in the vocabulary the id tensorflow_text's
+    table gives it: with N OOV buckets (1 for a path or a list, as
+    tensorflow_text makes from a path) size + to_hash_bucket_fast(s, N); for
+    a StaticHashTable, its default value.
 
     >>> v = Vocab(["[UNK]", "hello", "##s"], required=["[UNK]"])
-    >>> len(v), v.id_of("hello"), v.id_of("nope")
-    (3, 1, -1)
+    >>> len(v), v.id_of("hello"), v.id_of("nope"), v.lookup(tf.constant(["hello", "nope"])).numpy().tolist()
+    (3, 1, -1, [1, 3])
     """
 
     def __init__(self, vocab: VocabLike, *, required: Sequence[str] = ()):
         super().__init__(name="vocab")
         self.source = _describe(vocab)
         self.tokens = _read_tokens(vocab, self.source)
+        self.num_oov_buckets, self.oov_default = _oov_rule(vocab, len(self.tokens))
+        if isinstance(vocab, tf.lookup.StaticVocabularyTable):
+            required = ()
         try:
             _validate(self.tokens, self.source, required)
         except ValueError as e:
@@ -51,6 +61,14 @@ class Vocab(tf.Module):
     def __len__(self) -> int:
         return len(self.tokens)
 
+    def lookup(self, strings: tf.Tensor) -> tf.Tensor:
+        """string [...] -> int64 ids, with tensorflow_text's ids for strings outside the vocabulary (see above)."""
+        ids = self.table.lookup(strings)
+        if self.num_oov_buckets:
+            buckets = tf.strings.to_hash_bucket_fast(strings, self.num_oov_buckets) + len(self.tokens)
+            return tf.where(ids >= 0, ids, buckets)
+        return tf.where(ids >= 0, ids, self.oov_default)
+
     def id_of(self, token: str) -> int:
         return self._ids.get(token, -1)
 
@@ -58,16 +76,33 @@ class Vocab(tf.Module):
 def _describe(vocab: VocabLike) -> str:
     if isinstance(vocab, (str, os.PathLike)):
         return f"vocab file {os.fspath(vocab)!r}"
-    if isinstance(vocab, tf.lookup.StaticHashTable):
+    if isinstance(vocab, (tf.lookup.StaticHashTable, tf.lookup.StaticVocabularyTable)):
         return "vocab table"
     return "vocab list"
+
+
+def _oov_rule(vocab: VocabLike, size: int) -> tuple[int, int]:
+    """(OOV buckets, default id without buckets) of tensorflow_text's lookups in this vocabulary."""
+    if isinstance(vocab, tf.lookup.StaticVocabularyTable):
+        return int(vocab.size()) - size, -1
+    if isinstance(vocab, tf.lookup.StaticHashTable):
+        return 0, int(vocab.default_value)
+    return 1, -1  # tensorflow_text's StaticVocabularyTable(path, num_oov_buckets=1)
+
+
+def _export_vocabulary_table(table: tf.lookup.StaticVocabularyTable) -> tuple[tf.Tensor, tf.Tensor]:
+    """The keys and ids of a StaticVocabularyTable's in-vocabulary part (it has no export method)."""
+    return tf.raw_ops.LookupTableExportV2(table_handle=table.resource_handle, Tkeys=tf.string, Tvalues=tf.int64)
 
 
 def _read_tokens(vocab: VocabLike, source: str) -> list[str]:
     if isinstance(vocab, (str, os.PathLike)):
         return read_vocab_file(vocab)
-    if isinstance(vocab, tf.lookup.StaticHashTable):
-        keys, ids = vocab.export()
+    if isinstance(vocab, (tf.lookup.StaticHashTable, tf.lookup.StaticVocabularyTable)):
+        if vocab.key_dtype != tf.string:
+            raise TypeError(f"vocab: the table's keys must be tf.string, got {vocab.key_dtype.name}")
+        keys, ids = vocab.export() if isinstance(vocab, tf.lookup.StaticHashTable) else _export_vocabulary_table(vocab)
+        ids = tf.cast(ids, tf.int64)
         order = tf.argsort(ids).numpy()
         tokens = [k.decode("utf-8") for k in keys.numpy()[order]]
         if sorted(ids.numpy().tolist()) != list(range(len(tokens))):
@@ -76,7 +111,7 @@ def _read_tokens(vocab: VocabLike, source: str) -> list[str]:
     if hasattr(vocab, "lookup"):
         raise TypeError(
             f"vocab: got a {type(vocab).__name__}, which cannot list its tokens (detokenize needs them); "
-            "pass the vocab.txt path, a list of tokens, or a tf.lookup.StaticHashTable"
+            "pass the vocab.txt path, a list of tokens, a tf.lookup.StaticHashTable or StaticVocabularyTable"
         )
     if isinstance(vocab, (bytes, bytearray)) or not isinstance(vocab, Sequence):
         raise TypeError(f"vocab: expected a vocab.txt path, a list of str or a StaticHashTable, got {type(vocab).__name__}")
