@@ -1,0 +1,191 @@
+"""Per-call cost where users run a tokenizer: batch 1 to 4096, and the Transformer tutorial's tf.data pipeline.
+
+    python bench/latency.py [--repeats 5] [--batches 1,16,64,256,1000,4096] [--part calls|pipeline]
+
+`calls`: one `tf.function` call per batch of held-out multilingual lines
+(bert-base-uncased, lower_case), `tokenize(...).merge_dims(-2, -1)`: tf_wordpiece
+(default settings), tensorflow_text's BertTokenizer and FastBertTokenizer, and
+Hugging Face `encode_batch`; ids are checked equal first. Wall and CPU (process)
+milliseconds per call, medians of interleaved passes, and our ratio to each
+TensorFlow peer in CPU time: with every core busy (a tf.data pipeline on
+AUTOTUNE, a loaded server) CPU time is what a call costs.
+
+`pipeline`: the subword tutorial's pt/en converter, exported with
+`tf-wordpiece export`'s module and reloaded with `tf.saved_model.load`, in the
+Transformer tutorial's `prepare_batch` (`.batch(64).map(prepare_batch, AUTOTUNE)`,
+trim to 128, `.to_tensor()`), and in a per-example `map` before `padded_batch`,
+against the tutorial's own converter built on `tensorflow_text.BertTokenizer`
+with the same vocab files. Seconds for one pass over the sample, wall and CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import statistics
+import sys
+import tempfile
+import time
+
+sys.path[:] = [p for p in sys.path if not p.endswith("bench")]  # bench/tokenize.py shadows the stdlib's
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+import tensorflow_text as text  # noqa: E402
+from tokenizers import Tokenizer  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+
+import tf_wordpiece as twp  # noqa: E402
+from tf_wordpiece import converter  # noqa: E402
+from tf_wordpiece.vocab import write_vocab_file  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+VOCAB = ROOT / "tests" / "data" / "bert-base-uncased" / "vocab.txt"
+TOKENIZER_JSON = ROOT / "tests" / "data" / "bert-base-uncased" / "tokenizer.json"
+MAX_TOKENS = 128
+
+
+def clocked(work) -> tuple[float, float]:
+    """(wall, CPU) seconds of `work()`; CPU is this process's, all threads."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    work()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+SPEC = [tf.TensorSpec([None], tf.string)]
+
+
+def merged(tok):
+    return tf.function(lambda s: tok.tokenize(s).merge_dims(-2, -1).flat_values, input_signature=SPEC)
+
+
+HF_MODE = merged(twp.BertTokenizer(str(VOCAB), lower_case=True, compat="hf"))  # checks HF's ids, not timed
+
+
+def call_contenders() -> dict:
+    fast = text.FastBertTokenizer(VOCAB.read_text(encoding="utf-8").splitlines(), lower_case_nfd_strip_accents=True)
+    hf = Tokenizer.from_file(str(TOKENIZER_JSON))
+    hf.no_padding()
+    hf.no_truncation()
+    return {
+        "tf_wordpiece": merged(twp.BertTokenizer(str(VOCAB), lower_case=True)),
+        "text.BertTokenizer": merged(text.BertTokenizer(str(VOCAB), lower_case=True)),
+        "text.FastBertTokenizer": tf.function(lambda s: fast.tokenize(s).flat_values, input_signature=SPEC),
+        "HF encode_batch": lambda batch: [e.ids for e in hf.encode_batch(batch, add_special_tokens=False)],
+    }
+
+
+def per_call(run: dict, lines: list[str], batch: int, *, repeats: int) -> dict[str, tuple[float, float]]:
+    """Median (wall, CPU) milliseconds per call over `repeats` interleaved passes of a few calls each."""
+    batches = [lines[i : i + batch] for i in range(0, min(len(lines), max(batch * 4, 256)), batch)][:64]
+    tensors = [tf.constant(b) for b in batches]
+    ours = np.concatenate([run["tf_wordpiece"](t).numpy() for t in tensors])
+    for name in ("text.BertTokenizer", "text.FastBertTokenizer"):
+        if not np.array_equal(ours, np.concatenate([run[name](t).numpy() for t in tensors])):
+            raise SystemExit(f"batch {batch}: ids differ from {name}")
+    ours_hf = np.concatenate([HF_MODE(t).numpy() for t in tensors])  # HF's peer is compat="hf"
+    if ours_hf.tolist() != [i for b in batches for ids in run["HF encode_batch"](b) for i in ids]:
+        raise SystemExit(f"batch {batch}: ids differ from HF encode_batch")
+    samples = {name: [] for name in run}
+    for _ in range(repeats):
+        for name, fn in run.items():
+            inputs = batches if name.startswith("HF") else tensors
+            wall, cpu = clocked(lambda: [fn(x) for x in inputs])
+            samples[name].append((wall * 1e3 / len(inputs), cpu * 1e3 / len(inputs)))
+    return {name: (statistics.median(w for w, _ in s), statistics.median(c for _, c in s)) for name, s in samples.items()}
+
+
+def print_calls(lines: list[str], batch_sizes: list[int], repeats: int) -> None:
+    run = call_contenders()
+    print("\n## Per call (ms, wall / CPU; median of interleaved passes)\n")
+    print("| batch | tf_wordpiece | text.BertTokenizer | text.FastBertTokenizer | HF encode_batch | "
+          "CPU vs BertTokenizer | CPU vs FastBertTokenizer | wall vs BertTokenizer |")
+    print("|---|---|---|---|---|---|---|---|")
+    for batch in tqdm(batch_sizes, desc="batch sizes", leave=False):
+        ms = per_call(run, lines, batch, repeats=repeats)
+        cells = " | ".join(f"{w:.2f} / {c:.2f}" for w, c in ms.values())
+        ours, bert, fast = ms["tf_wordpiece"], ms["text.BertTokenizer"], ms["text.FastBertTokenizer"]
+        print(f"| {batch} | {cells} | {bert[1] / ours[1]:.2f}x | {fast[1] / ours[1]:.2f}x | {bert[0] / ours[0]:.2f}x |",
+              flush=True)
+
+
+class TutorialConverterTokenizer(tf.Module):
+    """The subword tutorial's CustomTokenizer, on tensorflow_text.BertTokenizer (the peer of the pipeline part)."""
+
+    def __init__(self, vocab_path: str):
+        super().__init__()
+        self.tokenizer = text.BertTokenizer(vocab_path, lower_case=True)
+        vocab = pathlib.Path(vocab_path).read_text(encoding="utf-8").splitlines()
+        self.start, self.end = vocab.index("[START]"), vocab.index("[END]")
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+    def tokenize(self, strings):
+        ids = self.tokenizer.tokenize(strings).merge_dims(-2, -1)
+        count = ids.bounding_shape()[0]
+        starts = tf.fill([count, 1], tf.constant(self.start, tf.int64))
+        ends = tf.fill([count, 1], tf.constant(self.end, tf.int64))
+        return tf.concat([starts, ids, ends], axis=1)
+
+
+def pipelines(pt_en, pairs: list[tuple[str, str]]) -> dict:
+    """The tutorial's two ways to feed a Transformer: batch then tokenize, or tokenize each example then batch."""
+
+    def prepare_batch(pt, en):
+        return pt_en.pt.tokenize(pt)[:, :MAX_TOKENS].to_tensor(), pt_en.en.tokenize(en)[:, :MAX_TOKENS].to_tensor()
+
+    def prepare_one(pt, en):
+        return pt_en.pt.tokenize(pt[None])[0][:MAX_TOKENS], pt_en.en.tokenize(en[None])[0][:MAX_TOKENS]
+
+    source = tf.data.Dataset.from_tensor_slices(([pt for pt, _ in pairs], [en for _, en in pairs])).cache()
+    for _ in source:
+        pass
+    return {
+        "batch(64).map(prepare_batch, AUTOTUNE)": source.batch(64).map(prepare_batch, tf.data.AUTOTUNE),
+        "map(prepare_one, AUTOTUNE).padded_batch(64)": source.map(prepare_one, tf.data.AUTOTUNE).padded_batch(64),
+    }
+
+
+def print_pipeline(repeats: int) -> None:
+    pairs = converter.embedded_pairs()
+    with tempfile.TemporaryDirectory() as folder:
+        paths = {}
+        for index, language in enumerate(("pt", "en")):
+            paths[language] = f"{folder}/{language}_vocab.txt"
+            write_vocab_file(paths[language], converter.learn_vocab([p[index] for p in pairs], vocab_size=8000))
+        converter.save_atomically(converter.Converter(paths["pt"], paths["en"], lower_case=True), f"{folder}/ours")
+        ours = tf.saved_model.load(f"{folder}/ours")
+        peer = tf.Module()
+        peer.pt, peer.en = TutorialConverterTokenizer(paths["pt"]), TutorialConverterTokenizer(paths["en"])
+        sample = tf.constant([en for _, en in pairs[:256]])
+        if ours.en.tokenize(sample).to_list() != peer.en.tokenize(sample).to_list():
+            raise SystemExit("pipeline: the exported converter's ids differ from the tutorial's tensorflow_text converter")
+        runs = {"tf_wordpiece (exported, reloaded)": pipelines(ours, pairs), "tensorflow_text tutorial converter": pipelines(peer, pairs)}
+        seconds = {(who, how): [] for who, ways in runs.items() for how in ways}
+        for _ in tqdm(range(repeats), desc="pipeline passes", leave=False):
+            for (who, how) in seconds:
+                seconds[(who, how)].append(clocked(lambda: [None for _ in runs[who][how]]))
+    print(f"\n## The tutorial's pipeline ({len(pairs)} pt/en pairs, one pass; s, wall / CPU; median of {repeats})\n")
+    print("| pipeline | tf_wordpiece | tensorflow_text converter | wall ratio | CPU ratio |\n|---|---|---|---|---|")
+    for how in next(iter(runs.values())):
+        ours_s, peer_s = (tuple(statistics.median(x[i] for x in seconds[(who, how)]) for i in (0, 1)) for who in runs)
+        print(f"| `{how}` | {ours_s[0]:.2f} / {ours_s[1]:.2f} | {peer_s[0]:.2f} / {peer_s[1]:.2f} | "
+              f"{peer_s[0] / ours_s[0]:.2f}x | {peer_s[1] / ours_s[1]:.2f}x |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--batches", default="1,16,64,256,1000,4096")
+    parser.add_argument("--part", choices=["calls", "pipeline", "all"], default="all")
+    args = parser.parse_args()
+    lines = (ROOT / "tests" / "data" / "multilingual_dev.txt").read_text(encoding="utf-8").splitlines()
+    print(f"{tf.config.threading.get_inter_op_parallelism_threads() or 'default'} inter-op threads; "
+          "ratios above 1 mean tf_wordpiece is faster")
+    if args.part in ("calls", "all"):
+        print_calls(lines, [int(b) for b in args.batches.split(",")], args.repeats)
+    if args.part in ("pipeline", "all"):
+        print_pipeline(args.repeats)
+
+
+if __name__ == "__main__":
+    main()
