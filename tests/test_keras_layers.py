@@ -149,3 +149,22 @@ def test_bad_arguments(vocab_path):
         BertInputsPacker(sequence_length=8, cls_id=101, sep_id=102, template="bert")
     with pytest.raises(ValueError, match=r"sequence_length: expected an int >= 3"):
         BertInputsPacker(sequence_length=2, cls_id=101, sep_id=102)
+
+
+def test_keras_hub_arguments_and_ids_on_ascii_text(vocab_tokens, multilingual):
+    """keras-hub's WordPieceTokenizer with the same arguments gives the same ids on every ASCII line of the sample.
+
+    Elsewhere they differ by design (keras-hub strips accents, then case-folds each word after
+    splitting; tensorflow_text case-folds, then splits): see the README.
+    """
+    keras_hub = pytest.importorskip("keras_hub")
+    pytest.importorskip("tensorflow_text")  # keras-hub's tokenizer runs on it
+    lines = [line for line in multilingual if line.isascii()]
+    assert len(lines) > 5000
+    options = dict(vocabulary=vocab_tokens, lowercase=True, sequence_length=32, oov_token="[UNK]",
+                   suffix_indicator="##", dtype="int32")
+    ours = WordPieceTokenizer(**options)(tf.constant(lines)).numpy()
+    assert ours.shape == (len(lines), 32) and ours.any()
+    for strip_accents in (True, False):  # keras-hub's default is False; ASCII has no accents
+        theirs = keras_hub.tokenizers.WordPieceTokenizer(strip_accents=strip_accents, **options)(tf.constant(lines))
+        assert np.array_equal(ours, np.asarray(theirs)), strip_accents
