@@ -145,6 +145,12 @@ def test_bad_arguments(vocab_path):
         WordPieceTokenizer(vocabulary=vocab_path, lowercase=True, strip_accents=False)
     with pytest.raises(ValueError, match=r"dtype: expected 'int32' or 'int64'.*'float32'"):
         WordPieceTokenizer(vocabulary=vocab_path, dtype="float32")
+    layer = WordPieceTokenizer(vocabulary=vocab_path)
+    assert layer.token_to_id("[CLS]") == 101 and layer.id_to_token(102) == "[SEP]" and layer.vocabulary_size() == 30522
+    with pytest.raises(ValueError, match=r"token: '\[cls\]' is not in the vocabulary \(30522 tokens\)"):
+        layer.token_to_id("[cls]")
+    with pytest.raises(ValueError, match=r"token_id: 30522 is outside the vocabulary \[0, 30522\)"):
+        layer.id_to_token(30522)
     with pytest.raises(ValueError, match=r"template: expected one of \['tf_text', 'hf'\], got 'bert'"):
         BertInputsPacker(sequence_length=8, cls_id=101, sep_id=102, template="bert")
     with pytest.raises(ValueError, match=r"sequence_length: expected an int >= 3"):

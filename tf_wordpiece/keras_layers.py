@@ -112,10 +112,17 @@ class WordPieceTokenizer(keras.layers.Layer):
         return len(self.vocabulary)
 
     def id_to_token(self, token_id: int) -> str:
+        if not 0 <= token_id < len(self.vocabulary):
+            raise ValueError(f"token_id: {token_id!r} is outside the vocabulary [0, {len(self.vocabulary)}); "
+                             "pass an id the tokenizer produced")
         return self.vocabulary[token_id]
 
     def token_to_id(self, token: str) -> int:
-        return self.vocabulary.index(token)
+        try:
+            return self.vocabulary.index(token)
+        except ValueError:
+            raise ValueError(f"token: {token!r} is not in the vocabulary ({len(self.vocabulary)} tokens); check its "
+                             f"case and the {self.suffix_indicator!r} prefix") from None
 
     def compute_output_spec(self, inputs):
         shape = (*inputs.shape, self.sequence_length)
