@@ -49,7 +49,9 @@ class BertTokenizer(tf.Module):
       unknown_token: token for unknown words. None (compat="tf_text" only):
         an unknown word is its own piece, its id from the vocabulary's table
         (with a `tf.lookup.StaticVocabularyTable`, an OOV bucket), as in
-        tensorflow_text; see `WordpieceTokenizer`. Defaults to `"[UNK]"`.
+        tensorflow_text; see `WordpieceTokenizer` (a word with invalid UTF-8
+        is its text with U+FFFD, not tensorflow_text's raw bytes, so its
+        bucket differs). Defaults to `"[UNK]"`.
       suffix_indicator: prefix of non-initial pieces. Defaults to `"##"`.
       max_bytes_per_word: longer words (UTF-8 bytes) are unknown. Defaults to
         `100` for tf_text, no limit for hf.
