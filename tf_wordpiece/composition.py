@@ -12,7 +12,9 @@ runs Unicode's algorithm (UAX #15) on a flat batch:
    0 or a class >= C's) and L + C has a primary composite P; then L becomes P
    and C goes. The code points are cut into segments at starters that never
    combine with what precedes them; within each segment one loop step
-   handles the k-th character of every segment at once.
+   handles the k-th character of every segment at once. A mark after 4 marks
+   of its class cannot combine (decompositions are short), so the loop skips
+   it: a long run of marks (Zalgo text) costs a few steps, not one per mark.
 
 The data: decompositions and which code points NFC keeps come from the
 shipped ICU tables (read off tensorflow_text, Hangul syllables included);
@@ -24,7 +26,7 @@ ICU's for the newest marks).
 >>> cps = tf.constant([ord(c) for c in "e\\u0301a\\u0307\\u0323\\u1100\\u1161\\u11a8"])
 >>> out, source, owner = composer(cps, tf.zeros_like(cps))
 >>> "".join(chr(c) for c in out.numpy()), source.numpy().tolist(), owner.numpy().tolist()
-('éạ̇각', [0, 2, 3, 5], [0, 0, 1, 1, 2, 3, 3, 3])
+('éạ̇각', [0, 2, 3, 5], [0, 0, 1, 2, 1, 3, 3, 3])
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ import tensorflow as tf
 from tf_wordpiece import unicode_tables as ut
 
 _CP_BITS = 21
+# Marks of one class that can combine in a row (canonical decompositions hold at most 3 code points).
+_MAX_CHAIN = 4
 
 
 class Composer(tf.Module):
@@ -75,20 +79,31 @@ class Composer(tf.Module):
         order = tf.argsort(tf.cast(run_start, tf.int64) * 256 + tf.cast(ccc, tf.int64), stable=True)
         cps, ccc = tf.gather(code_points, order), tf.gather(ccc, order)
 
-        # 2. Composition, segment by segment.
+        # 2. Composition, segment by segment. A mark preceded by _MAX_CHAIN marks of its class (since
+        # the starter) can never combine: skipping it bounds the loop however long a run of marks is.
+        # It still blocks: a class-0 character after it starts a segment of its own.
+        group = run | (ccc != tf.concat([[-1], ccc[:-1]], 0))[:m]
+        rank = position - tf.gather(tf.boolean_mask(position, group), tf.cumsum(tf.cast(group, tf.int32)) - 1)
+        skip = (ccc > 0) & (rank >= _MAX_CHAIN)
+        skipped = tf.concat([[0], tf.cumsum(tf.cast(skip, tf.int32))], 0)  # skipped before each position
+        previous_run = tf.gather(run_start, tf.maximum(position - 1, 0))
+        blocked = tf.gather(skipped, position) > tf.gather(skipped, previous_run)
         maybe = tf.where(tf.gather(valid, order), self._maybe(tf.maximum(cps, 0)) > 0, False)
-        start = row_start | ((ccc == 0) & ~maybe)
-        seg_start = tf.boolean_mask(position, start)
-        seg_length = tf.concat([seg_start[1:], [m]], 0) - seg_start
-        first_is_starter = tf.gather(ccc, seg_start) == 0
-        cur_pos = tf.where(first_is_starter, seg_start, -1)
-        cur_val = tf.where(first_is_starter, tf.gather(cps, seg_start), -1)
-        last = tf.where(first_is_starter, -1, tf.gather(ccc, seg_start))
+        start = row_start | ((ccc == 0) & (~maybe | blocked))
+        loop_pos = tf.boolean_mask(position, ~skip)  # the code points the loop visits, in order
+        seg_start = tf.reshape(tf.where(tf.gather(start, loop_pos)), [-1])
+        seg_start = tf.cast(seg_start, tf.int32)  # index into loop_pos
+        seg_length = tf.concat([seg_start[1:], tf.shape(loop_pos)], 0) - seg_start
+        first = tf.gather(loop_pos, seg_start)
+        first_is_starter = tf.gather(ccc, first) == 0
+        cur_pos = tf.where(first_is_starter, first, -1)
+        cur_val = tf.where(first_is_starter, tf.gather(cps, first), -1)
+        last = tf.where(first_is_starter, -1, tf.gather(ccc, first))
         owner = position  # (sorted) position of the code point each one went into
 
         def step(k, cps, owner, cur_pos, cur_val, last):
             active = tf.reshape(tf.where(seg_length > k), [-1])
-            at = tf.gather(seg_start, active) + k
+            at = tf.gather(loop_pos, tf.gather(seg_start, active) + k)
             c, cc = tf.gather(cps, at), tf.gather(ccc, at)
             pos, val, lst = tf.gather(cur_pos, active), tf.gather(cur_val, active), tf.gather(last, active)
             unblocked = (pos >= 0) & (c >= 0) & tf.where(cc == 0, lst < 0, lst < cc)
