@@ -152,7 +152,7 @@ def test_bad_dataset_and_params_are_named():
     with pytest.raises(TypeError, match="learn_params: unknown \\['vocab_size'\\]"):
         twp.bert_vocab_from_dataset(strings, 10, [], {}, {"vocab_size": 3})
     with pytest.raises(ValueError, match="normalization_form"):
-        twp.bert_vocab_from_dataset(strings, 10, [], {"normalization_form": "NFC"})
+        twp.bert_vocab_from_dataset(strings, 10, [], {"normalization_form": "NFX"})
     with pytest.raises(ValueError, match="empty"):
         twp.bert_vocab_from_dataset(tf.data.Dataset.from_tensor_slices(["", "  "]), 10, [])
 

@@ -83,3 +83,20 @@ def test_bad_combinations():
         twp.BertTokenizer(VOCAB, compat="hf", split_unknown_characters=True)
     with pytest.raises(ValueError, match="lacks"):  # a list has no buckets of the user's: the token must be there
         twp.WordpieceTokenizer(VOCAB, unknown_token="<unk>")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("split", [False, True], ids=["whole", "split"])
+def test_bert_whole_sample_unknown_none(vocab_tokens, multilingual, hard_strings, split):
+    """Not invalid UTF-8: such an unknown word is its raw bytes in tensorflow_text, U+FFFD for each
+    invalid sequence here (so its bucket differs; a known difference, see the README)."""
+    options = dict(lower_case=True, unknown_token=None, split_unknown_characters=split)
+    peer = text.BertTokenizer(table(vocab_tokens, 3), **options)
+    ours = twp.BertTokenizer(table(vocab_tokens, 3), offsets="normalized", **options)
+    inputs = [s.encode("utf-8") for s in multilingual + hard_strings]
+    bad = []
+    for batch in batches(inputs, 1000):
+        mine = list(zip(*(rows(t) for t in ours.tokenize_with_offsets(batch))))
+        theirs = list(zip(*(rows(t) for t in peer.tokenize_with_offsets(batch))))
+        bad += [(s, m, t) for s, m, t in zip(batch, mine, theirs) if m != t]
+    assert not bad, f"{len(bad)} of {len(inputs)} differ; first: {bad[:2]}"

@@ -195,12 +195,13 @@ def test_intended_difference_max_subtoken_length(multilingual):
 # --- bad input -----------------------------------------------------------------------------------------
 
 
-def test_target_size_smaller_than_the_alphabet(multilingual):
+def test_target_size_below_the_minimum(multilingual):
+    """Below the alphabet still builds (tests/test_subword_small_targets.py); tfds's fixed minimum, 258, does not."""
     counts = sl.corpus_token_counts(multilingual[:200])
-    with pytest.raises(ValueError, match=r"target_size: 50 is smaller than .* alphabet characters .* pass at least"):
-        sl.build_to_target_size(counts, 50, verbose=False)
-    with pytest.raises(ValueError, match=r"target_size: 100 .* 256 bytes"):
-        sl.build_to_target_size(sl.corpus_token_counts(multilingual[:200], compat="tfds"), 100, compat="tfds", verbose=False)
+    with pytest.raises(ValueError, match=r"target_size: expected a positive int, got 0"):
+        sl.build_to_target_size(counts, 0, verbose=False)
+    with pytest.raises(ValueError, match=r"target_size: expected an int >= 258 .* got 257"):
+        sl.build_to_target_size(sl.corpus_token_counts(multilingual[:200], compat="tfds"), 257, compat="tfds", verbose=False)
 
 
 @pytest.mark.parametrize(

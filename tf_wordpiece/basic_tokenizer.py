@@ -11,6 +11,7 @@ import tensorflow as tf
 from tf_wordpiece import normalizers, pre_tokenizers
 from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.added_tokens import AddedTokens
+from tf_wordpiece.composition import Composer
 from tf_wordpiece.normalizers import Normalizer
 from tf_wordpiece.pre_tokenizers import PreTokenizer
 from tf_wordpiece.shapes import map_over_strings, rows_of_values, rows_to_splits, scalar_as_batch
@@ -91,6 +92,7 @@ class BasicTokenizer(tf.Module):
         self.added_tokens = added_tokens or AddedTokens([])
         self.preserve_unused_token = preserve_unused_token
         self._fused = _fused_lookup(normalizer, pre_tokenizer)
+        self._composer = Composer() if normalizer.compose else None
         self._normalized_patterns = self.added_tokens.normalized_patterns(normalizer.apply)
         # The word each added token gives: its content, or for normalized=True ones the normalized content.
         normalized = dict(self._normalized_patterns)
@@ -175,6 +177,9 @@ class BasicTokenizer(tf.Module):
             return tf.cond(one_to_one, lambda: values, lambda: tf.gather(values, source))
 
         rows, begin, end = by_source(rows), by_source(begin), by_source(end)
+        if self._composer is not None:  # NFC / NFKC: compose across code points
+            normalized, rows, begin, end = self._compose(normalized, rows, begin, end)
+            classes = self.pre_tokenizer.classes_of(normalized)
         normalized_begin, normalized_end = _normalized_offsets(normalized, rows, end - begin)
         if self._normalized_patterns:
             normalized, classes, rows, begin, end, normalized_begin, normalized_end = self._match_normalized(
@@ -201,6 +206,14 @@ class BasicTokenizer(tf.Module):
             normalized_end=per_word(normalized_end),
             added=tf.where(added < 0, -1 - added, -1),
         )
+
+    def _compose(self, normalized, rows, begin, end):
+        """Canonical composition; a composed character spans the bytes of all its constituents."""
+        composed, first, owner = self._composer(normalized, rows)
+        size = tf.size(composed)
+        begin = tf.math.unsorted_segment_min(begin, owner, size)
+        end = tf.math.unsorted_segment_max(end, owner, size)
+        return composed, tf.gather(rows, first), begin, end
 
     def _mark_raw_added_tokens(self, code_points, rows, begin, end):
         """Each match of a raw-text added token becomes one code point, -1 - the token's index, spanning its bytes."""
@@ -349,11 +362,6 @@ def check_tf_text_normalization(normalization_form: str | None, *, lower_case: b
     """tensorflow_text's normalization options that tf_wordpiece reproduces; a ValueError for the others."""
     if normalization_form not in normalizers.NORMALIZATION_FORMS:
         raise ValueError(f"normalization_form: expected one of {list(normalizers.NORMALIZATION_FORMS)}, got {normalization_form!r}")
-    if normalization_form in ("NFC", "NFKC"):
-        raise ValueError(
-            f"normalization_form: {normalization_form!r} composes characters across code points, "
-            "which tf_wordpiece does not reproduce yet; use None, 'NFD' or 'NFKD'"
-        )
     if lower_case and normalization_form not in (None, "NFD"):
         raise ValueError(
             f"normalization_form: lower_case=True already applies NFD, got normalization_form={normalization_form!r}; "

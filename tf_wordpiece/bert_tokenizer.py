@@ -49,7 +49,9 @@ class BertTokenizer(tf.Module):
       unknown_token: token for unknown words. None (compat="tf_text" only):
         an unknown word is its own piece, its id from the vocabulary's table
         (with a `tf.lookup.StaticVocabularyTable`, an OOV bucket), as in
-        tensorflow_text; see `WordpieceTokenizer`. Defaults to `"[UNK]"`.
+        tensorflow_text; see `WordpieceTokenizer` (a word with invalid UTF-8
+        is its text with U+FFFD, not tensorflow_text's raw bytes, so its
+        bucket differs). Defaults to `"[UNK]"`.
       suffix_indicator: prefix of non-initial pieces. Defaults to `"##"`.
       max_bytes_per_word: longer words (UTF-8 bytes) are unknown. Defaults to
         `100` for tf_text, no limit for hf.
@@ -61,7 +63,10 @@ class BertTokenizer(tf.Module):
         0 for no limit (compat="tf_text" only). Defaults to None.
       keep_whitespace, normalization_form, preserve_unused_token, split_unknown_characters:
         tensorflow_text's options (compat="tf_text" only); normalization_form
-        may be None, "NFD" or "NFKD"; split_unknown_characters: see `WordpieceTokenizer`.
+        may be None, "NFD", "NFKD", "NFC" or "NFKC" (with lower_case=False;
+        NFC and NFKC compose across code points, canonical reordering
+        included, see `tf_wordpiece.composition`); split_unknown_characters:
+        see `WordpieceTokenizer`.
       clean_text, handle_chinese_chars, strip_accents: Hugging Face
         BertNormalizer options (compat="hf" only); they default to `True`,
         `True` and `None` (follow `lower_case`).
@@ -178,7 +183,7 @@ class BertTokenizer(tf.Module):
         )
         # Whether each distinct space-separated chunk of a batch can be tokenized once (exact; see space_chunks).
         self._by_chunks = space_chunks.words_never_span_spaces(self.basic_tokenizer) and (
-            offsets == "original" or not self.added_tokens)
+            offsets == "original" or not (self.added_tokens or self.basic_tokenizer.normalizer.compose))
         self.post_processor = post_processor if post_processor is not None else self._bert_template()
         self.decoder = WordPieceDecoder(suffix_indicator, True) if decoder is _DEFAULT else decoder
         self._decode_tokens, self._decode_special = self._decode_tables()

@@ -9,6 +9,7 @@ composed in Python at construction and applied in the graph with gathers.
 from __future__ import annotations
 
 import functools
+import unicodedata
 from typing import Iterable
 
 import numpy as np
@@ -56,6 +57,9 @@ class Normalizer:
             self._starts = tf.constant(np.cumsum([0] + lengths[:-1]), tf.int32)
             self._values = tf.constant(values, tf.int32)
 
+    # Whether canonical composition follows the table (NFC / NFKC; see tf_wordpiece.composition).
+    compose = False
+
     def apply(self, text: str) -> str:
         """The normalized text, in Python (for short strings such as added tokens).
 
@@ -63,7 +67,8 @@ class Normalizer:
         'hello'
         """
         rows = (int(self.dense_rows[ord(ch)]) for ch in text)
-        return "".join(ch if row == 0 else "".join(map(chr, self.row_outputs[row])) for ch, row in zip(text, rows))
+        out = "".join(ch if row == 0 else "".join(map(chr, self.row_outputs[row])) for ch, row in zip(text, rows))
+        return unicodedata.normalize("NFC", out) if self.compose else out
 
     def normalize(self, code_points: tf.Tensor, row: tf.Tensor):
         """Replaces each code point by its sequence.
@@ -105,11 +110,16 @@ def tf_text_normalizer(*, lower_case: bool, normalization_form: str | None) -> N
     """tensorflow_text's BasicTokenizer normalization, then `\\p{Cc}|\\p{Cf}` -> space.
 
     With `lower_case`: NFKC_Casefold, NFD, drop Mn (ICU and RE2 data read off
-    tensorflow_text). Otherwise `normalization_form` per code point.
+    tensorflow_text). Otherwise `normalization_form` per code point; NFC and
+    NFKC as NFD and NFKD per code point, then canonical composition across
+    code points (`compose`, done by BasicTokenizer with `composition.Composer`).
     """
     tables = ut.peer_tables()["tf_text"]
+    composes = normalization_form in ("NFC", "NFKC") and not lower_case
     if lower_case:
         base = ut.code_point_map(tables["lower"])
+    elif composes:
+        base = ut.code_point_map(tables[{"NFC": "nfd", "NFKC": "nfkd"}[normalization_form]])
     elif normalization_form:
         base = ut.code_point_map(tables[normalization_form.lower()])
     else:
@@ -117,7 +127,9 @@ def tf_text_normalizer(*, lower_case: bool, normalization_form: str | None) -> N
     control = ut.range_mask(tables["control"])
     to_space = {c: (SPACE,) for c in np.flatnonzero(control).tolist()}
     replacements = {cp: _apply(to_space, out) for cp, out in base.items()}
-    return Normalizer(replacements, filled=[(control, (SPACE,))])
+    normalizer = Normalizer(replacements, filled=[(control, (SPACE,))])
+    normalizer.compose = composes
+    return normalizer
 
 
 @functools.cache  # the tables are immutable; tokenizers with the same options share them

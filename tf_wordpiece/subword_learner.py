@@ -159,11 +159,29 @@ def is_mixed_alphanum(token: str) -> bool:
     return len([p for p in re.split(r"(\W+)", token) if p]) > 1
 
 
-def corpus_token_counts(lines: Iterable[str], *, compat: str = "t2t", reserved_tokens: Sequence[str] = ()) -> collections.Counter:
-    """Token counts over lines of text (t2t: raw tokens; tfds: prepared tokens)."""
+def corpus_token_counts(lines: Iterable[str], *, compat: str = "t2t", reserved_tokens: Sequence[str] = (),
+                        max_corpus_chars: int | None = None) -> collections.Counter:
+    """Token counts over lines of text (t2t: raw tokens; tfds: prepared tokens).
+
+    `max_corpus_chars`: only the first this many characters of the text are
+    counted (tfds's rule: the line that reaches the limit is cut there, and
+    tokenized cut; None or 0 for no limit).
+
+    >>> sorted(corpus_token_counts(["hello world", "more"], compat="tfds", max_corpus_chars=8).items())
+    [('hello_', 1), ('wo', 1)]
+    """
     check_compat(compat)
+    if max_corpus_chars is not None and (isinstance(max_corpus_chars, bool) or not isinstance(max_corpus_chars, int)
+                                         or max_corpus_chars < 0):
+        raise ValueError(f"max_corpus_chars: expected a non-negative int or None, got {max_corpus_chars!r}")
     counts: collections.Counter = collections.Counter()
+    used = 0
     for line in lines:
+        if max_corpus_chars:
+            if used >= max_corpus_chars:
+                break  # tfds reads on, but every later line is cut to nothing
+            line = line[: max_corpus_chars - used]
+            used += len(line)
         counts.update(split_text(line) if compat == "t2t" else tfds_tokens(line, reserved_tokens))
     return counts
 
@@ -342,9 +360,6 @@ class _Learner:
     def size(self, vocab: list[str]) -> int:
         return len(vocab) if self.compat == "t2t" else 1 + len(vocab) + NUM_BYTES
 
-    def smallest_size(self) -> int:
-        return len(self.alphabet) + len(self.reserved) if self.compat == "t2t" else 1 + len(self.reserved) + NUM_BYTES
-
 
 _VECTOR_WIDTH = 64  # prefixes up to this many characters are counted with NumPy, longer ones in Python
 
@@ -439,11 +454,7 @@ def build_to_target_size(token_counts: Mapping[str, int], target_size: int, *, c
     start = time.perf_counter()
     learner = _Learner(token_counts, compat=compat, reserved_tokens=reserved, max_subtoken_length=max_subtoken_length,
                        num_iterations=num_iterations)
-    if not isinstance(target_size, int) or target_size < learner.smallest_size():
-        raise ValueError(
-            f"target_size: {target_size!r} is smaller than the smallest vocabulary for this corpus "
-            f"({learner.smallest_size()} ids: {_smallest_what(learner)}); pass at least {learner.smallest_size()}"
-        )
+    _check_target_size(target_size, compat)
     with progress_bar(desc=f"subwords ({compat})", unit=" builds", disable=not verbose, file=sys.stderr) as bar:
 
         def build(min_count: int) -> list[str]:
@@ -459,10 +470,17 @@ def build_to_target_size(token_counts: Mapping[str, int], target_size: int, *, c
     return vocab
 
 
-def _smallest_what(learner: _Learner) -> str:
-    if learner.compat == "t2t":
-        return f"{len(learner.alphabet)} alphabet characters and {len(learner.reserved)} reserved tokens"
-    return f"padding, {len(learner.reserved)} reserved tokens and {NUM_BYTES} bytes"
+# tfds's smallest target: padding, one subword and the byte ids (its _validate_build_arguments).
+TFDS_MIN_TARGET_SIZE = 1 + 1 + NUM_BYTES
+
+
+def _check_target_size(target_size, compat: str) -> None:
+    """Like the peers, a target below what the vocabulary must hold (the alphabet, reserved tokens) still
+    builds the closest vocabulary; tfds only refuses targets below its fixed minimum."""
+    smallest = 1 if compat == "t2t" else TFDS_MIN_TARGET_SIZE
+    if isinstance(target_size, bool) or not isinstance(target_size, int) or target_size < smallest:
+        what = "a positive int" if compat == "t2t" else f"an int >= {smallest} (padding, a subword and 256 bytes, as tfds)"
+        raise ValueError(f"target_size: expected {what}, got {target_size!r}")
 
 
 def _bisect(build, size, target: int, low: int, high: int, *, prefer_later: bool) -> list[str]:

@@ -121,14 +121,26 @@ class SubwordTextEncoder(tf.Module):
     def build_from_corpus(cls, lines: Iterable[str], target_vocab_size: int, *, compat: str = "t2t",
                           max_subtoken_length: int | None = None, reserved_tokens: Sequence[str] | None = None,
                           min_val: int | None = None, max_val: int | None = None, num_iterations: int = 4,
-                          verbose: bool = True) -> "SubwordTextEncoder":
+                          max_corpus_chars: int | None = None, verbose: bool = True) -> "SubwordTextEncoder":
         """Learns a vocabulary of about `target_vocab_size` ids from lines of text (t2t's
         `build_from_generator`, or tfds's `build_from_corpus` with `compat="tfds"`, whose
-        subwords it equals); see `subword_learner.build_to_target_size` for the defaults."""
+        subwords it equals); see `subword_learner.build_to_target_size` for the defaults.
+
+        As in both peers, a target below the alphabet plus the reserved tokens
+        still builds (the vocabulary closest to it, larger than asked); tfds
+        refuses targets below 258 (padding, a subword, 256 bytes), and so does
+        `compat="tfds"`. `max_corpus_chars` (tfds's option, either mode): learn
+        from the first this many characters only; None or 0 for all.
+
+        >>> enc = SubwordTextEncoder.build_from_corpus(["hello world"] * 3, 5, verbose=False)  # below the alphabet
+        >>> len(enc.subtokens) > 5, enc.decode(enc.encode("hello")).numpy()
+        (True, b'hello')
+        """
         reserved = reserved_tokens
         if reserved is None and compat == "tfds":
             reserved = ()
-        counts = sl.corpus_token_counts(lines, compat=compat, reserved_tokens=reserved or ())
+        counts = sl.corpus_token_counts(lines, compat=compat, reserved_tokens=reserved or (),
+                                        max_corpus_chars=max_corpus_chars)
         subtokens = sl.build_to_target_size(
             counts, target_vocab_size, compat=compat, min_val=min_val, max_val=max_val, num_iterations=num_iterations,
             max_subtoken_length=max_subtoken_length, reserved_tokens=reserved, verbose=verbose,

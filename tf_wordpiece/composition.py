@@ -1,0 +1,159 @@
+"""Canonical composition (the C of NFC and NFKC) over decomposed code points, in core TensorFlow ops.
+
+tensorflow_text's `normalization_form="NFC"` / `"NFKC"` composes across code
+points (`e` + U+0301 -> `é`), which a per-code-point table cannot do. After
+the per-code-point NFD / NFKD (`normalizers.tf_text_normalizer`), `Composer`
+runs Unicode's algorithm (UAX #15) on a flat batch:
+
+1. Canonical ordering: each run of non-starters (combining class > 0) is
+   sorted by combining class, stably.
+2. Composition, left to right: a character C combines with the last starter
+   L when nothing between them blocks it (no uncomposed character with class
+   0 or a class >= C's) and L + C has a primary composite P; then L becomes P
+   and C goes. The code points are cut into segments at starters that never
+   combine with what precedes them; within each segment one loop step
+   handles the k-th character of every segment at once. A mark after 4 marks
+   of its class cannot combine (decompositions are short), so the loop skips
+   it: a long run of marks (Zalgo text) costs a few steps, not one per mark.
+
+The data: decompositions and which code points NFC keeps come from the
+shipped ICU tables (read off tensorflow_text, Hangul syllables included);
+combining classes from Python's `unicodedata` (the Unicode version may lag
+ICU's for the newest marks).
+
+>>> from tf_wordpiece import unicode_tables as ut
+>>> composer = Composer()
+>>> cps = tf.constant([ord(c) for c in "e\\u0301a\\u0307\\u0323\\u1100\\u1161\\u11a8"])
+>>> out, source, owner = composer(cps, tf.zeros_like(cps))
+>>> "".join(chr(c) for c in out.numpy()), source.numpy().tolist(), owner.numpy().tolist()
+('éạ̇각', [0, 2, 3, 5], [0, 0, 1, 2, 1, 3, 3, 3])
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+
+import numpy as np
+import tensorflow as tf
+
+from tf_wordpiece import unicode_tables as ut
+
+_CP_BITS = 21
+# Marks of one class that can combine in a row (canonical decompositions hold at most 3 code points).
+_MAX_CHAIN = 4
+
+
+class Composer(tf.Module):
+    """Canonical ordering and composition of decomposed code points (see the module docstring).
+
+    The data is tensorflow_text's shipped tables (`unicode_tables.peer_tables()["tf_text"]`).
+    """
+
+    def __init__(self):
+        super().__init__()
+        pairs, ccc, maybe = _composition_data()
+        with tf.init_scope():
+            keys = np.array([(a << _CP_BITS) | b for a, b in pairs], np.int64)
+            self._pairs = tf.lookup.StaticHashTable(
+                tf.lookup.KeyValueTensorInitializer(tf.constant(keys), tf.constant(list(pairs.values()), tf.int64)),
+                default_value=-1,
+            )
+        self._ccc = ut.CodePointLookup(ccc)
+        self._maybe = ut.CodePointLookup(maybe)  # class 0, but may combine with what precedes it
+
+    def __call__(self, code_points: tf.Tensor, rows: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
+        """int32 code points [m] (negative ones stay, and block), their rows [m] (non-decreasing) ->
+        (composed code points [k], int32 [k] the input index of each one's first constituent,
+        int32 [m] the output each input code point went into)."""
+        code_points = tf.cast(code_points, tf.int32)
+        m = tf.size(code_points)
+        position = tf.range(m)
+        valid = code_points >= 0
+        ccc = tf.where(valid, self._ccc(tf.maximum(code_points, 0)), 0)
+        row_start = tf.concat([tf.ones([tf.minimum(m, 1)], tf.bool), rows[1:] != rows[:-1]], 0)
+
+        # 1. Canonical ordering: sort by (start of the run, class), stably.
+        run = row_start | (ccc == 0)
+        run_start = tf.gather(tf.boolean_mask(position, run), tf.cumsum(tf.cast(run, tf.int32)) - 1)
+        order = tf.argsort(tf.cast(run_start, tf.int64) * 256 + tf.cast(ccc, tf.int64), stable=True)
+        cps, ccc = tf.gather(code_points, order), tf.gather(ccc, order)
+
+        # 2. Composition, segment by segment. A mark preceded by _MAX_CHAIN marks of its class (since
+        # the starter) can never combine: skipping it bounds the loop however long a run of marks is.
+        # It still blocks: a class-0 character after it starts a segment of its own.
+        group = run | (ccc != tf.concat([[-1], ccc[:-1]], 0))[:m]
+        rank = position - tf.gather(tf.boolean_mask(position, group), tf.cumsum(tf.cast(group, tf.int32)) - 1)
+        skip = (ccc > 0) & (rank >= _MAX_CHAIN)
+        skipped = tf.concat([[0], tf.cumsum(tf.cast(skip, tf.int32))], 0)  # skipped before each position
+        previous_run = tf.gather(run_start, tf.maximum(position - 1, 0))
+        blocked = tf.gather(skipped, position) > tf.gather(skipped, previous_run)
+        maybe = tf.where(tf.gather(valid, order), self._maybe(tf.maximum(cps, 0)) > 0, False)
+        start = row_start | ((ccc == 0) & (~maybe | blocked))
+        loop_pos = tf.boolean_mask(position, ~skip)  # the code points the loop visits, in order
+        seg_start = tf.reshape(tf.where(tf.gather(start, loop_pos)), [-1])
+        seg_start = tf.cast(seg_start, tf.int32)  # index into loop_pos
+        seg_length = tf.concat([seg_start[1:], tf.shape(loop_pos)], 0) - seg_start
+        first = tf.gather(loop_pos, seg_start)
+        first_is_starter = tf.gather(ccc, first) == 0
+        cur_pos = tf.where(first_is_starter, first, -1)
+        cur_val = tf.where(first_is_starter, tf.gather(cps, first), -1)
+        last = tf.where(first_is_starter, -1, tf.gather(ccc, first))
+        owner = position  # (sorted) position of the code point each one went into
+
+        def step(k, cps, owner, cur_pos, cur_val, last):
+            active = tf.reshape(tf.where(seg_length > k), [-1])
+            at = tf.gather(loop_pos, tf.gather(seg_start, active) + k)
+            c, cc = tf.gather(cps, at), tf.gather(ccc, at)
+            pos, val, lst = tf.gather(cur_pos, active), tf.gather(cur_val, active), tf.gather(last, active)
+            unblocked = (pos >= 0) & (c >= 0) & tf.where(cc == 0, lst < 0, lst < cc)
+            key = tf.bitwise.bitwise_or(tf.bitwise.left_shift(tf.cast(tf.maximum(val, 0), tf.int64), _CP_BITS),
+                                        tf.cast(tf.maximum(c, 0), tf.int64))
+            composite = tf.where(unblocked, tf.cast(self._pairs.lookup(key), tf.int32), -1)
+            composed = composite >= 0
+            done = tf.boolean_mask(pos, composed)[:, None]
+            cps = tf.tensor_scatter_nd_update(cps, done, tf.boolean_mask(composite, composed))
+            owner = tf.tensor_scatter_nd_update(owner, tf.boolean_mask(at, composed)[:, None], done[:, 0])
+            new_starter = ~composed & (cc == 0)
+            pos = tf.where(new_starter, at, pos)
+            val = tf.where(composed, composite, tf.where(new_starter, c, val))
+            lst = tf.where(composed, lst, tf.where(new_starter, -1, tf.maximum(lst, cc)))
+            index = active[:, None]
+            return (k + 1, cps, owner, tf.tensor_scatter_nd_update(cur_pos, index, pos),
+                    tf.tensor_scatter_nd_update(cur_val, index, val), tf.tensor_scatter_nd_update(last, index, lst))
+
+        longest = tf.reduce_max(tf.concat([seg_length, [0]], 0))
+        _, cps, owner, *_ = tf.while_loop(
+            lambda k, *_: k < longest, step, (tf.constant(1), cps, owner, cur_pos, cur_val, last))
+        kept = owner == position
+        keep = tf.reshape(tf.where(kept), [-1])
+        numbered = tf.cumsum(tf.cast(kept, tf.int32)) - 1  # output index of each kept position
+        owner_out = tf.scatter_nd(order[:, None], tf.gather(numbered, owner), [m])  # back in input order
+        return tf.gather(cps, keep), tf.gather(order, keep), owner_out
+
+
+@functools.cache
+def _composition_data() -> tuple[dict, np.ndarray, np.ndarray]:
+    """(primary composite pairs {(a, b): composite}, combining class [code points], "may combine
+    backward" [code points]) from ICU's full canonical decompositions and NFC table."""
+    tables = ut.peer_tables()["tf_text"]
+    nfd = ut.code_point_map(tables["nfd"])
+    nfc_changes = ut.code_point_map(tables["nfc"])
+    stable = {full: cp for cp, full in nfd.items() if cp not in nfc_changes}  # NFC keeps cp: a composite
+    pairs = {}
+    for full, cp in stable.items():
+        if len(full) < 2:
+            continue
+        head = full[:-1]
+        first = head[0] if len(head) == 1 else stable.get(head)
+        if first is not None:
+            pairs[(first, full[-1])] = cp
+    ccc = np.zeros(ut.NUM_CODE_POINTS, np.int32)
+    for cp in range(ut.NUM_CODE_POINTS):
+        if not 0xD800 <= cp <= 0xDFFF:
+            ccc[cp] = unicodedata.combining(chr(cp))
+    maybe = np.zeros(ut.NUM_CODE_POINTS, np.int32)
+    for _, second in pairs:
+        if ccc[second] == 0:
+            maybe[second] = 1
+    return pairs, ccc, maybe
