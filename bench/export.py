@@ -23,7 +23,7 @@ import time  # noqa: E402
 import tensorflow as tf  # noqa: E402
 import tensorflow_text as text  # noqa: E402
 
-from tf_wordpiece import converter  # noqa: E402
+from tf_wordpiece.export import converter  # noqa: E402
 
 
 def best_seconds(fn, batches, repeats=3) -> float:

@@ -36,7 +36,7 @@ from tokenizers import Tokenizer  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 import tf_wordpiece as twp  # noqa: E402
-from tf_wordpiece import converter  # noqa: E402
+from tf_wordpiece.export import converter  # noqa: E402
 from tf_wordpiece.vocab import write_vocab_file  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

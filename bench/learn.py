@@ -34,7 +34,7 @@ def corpus_lines(paths: list[str], corpus: str, lines: int) -> list[str]:
     if paths:
         text = [line for path in paths for line in pathlib.Path(path).read_text(encoding="utf-8").splitlines()]
     else:
-        from tf_wordpiece.converter import embedded_pairs
+        from tf_wordpiece.export.converter import embedded_pairs
 
         pairs = embedded_pairs()
         text = [en for _, en in pairs]
@@ -55,9 +55,9 @@ def worker(which: str, corpus: str, vocab_size: int, out: str) -> None:
     params = dict(lower_case=True)
     start = time.perf_counter()
     if which == "ours":
-        from tf_wordpiece.basic_tokenizer import tf_text_basic_tokenizer
-        from tf_wordpiece.learner import learn
-        from tf_wordpiece.word_counts import count_words
+        from tf_wordpiece.bert.basic_tokenizer import tf_text_basic_tokenizer
+        from tf_wordpiece.learning.learner import learn
+        from tf_wordpiece.learning.word_counts import count_words
 
         counts = count_words(dataset, tf_text_basic_tokenizer(**params))
         counted = time.perf_counter()

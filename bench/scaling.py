@@ -28,9 +28,9 @@ import numpy as np
 import tensorflow as tf
 from tqdm import tqdm
 
-from tf_wordpiece.linmaxmatch import LinMaxMatchTrie
+from tf_wordpiece.bert.linmaxmatch import LinMaxMatchTrie
 from tf_wordpiece.vocab import read_vocab_file
-from tf_wordpiece.wordpiece import WordpieceTokenizer
+from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 VOCAB = ROOT / "tests" / "data" / "bert-base-uncased" / "vocab.txt"

@@ -66,8 +66,8 @@ def tutorial_vocab(folder: pathlib.Path) -> str:
 def load(threads: int, repeats: int) -> None:
     import tensorflow as tf
 
-    from tf_wordpiece.converter import save_atomically
-    from tf_wordpiece.module import CustomTokenizer
+    from tf_wordpiece.export.converter import save_atomically
+    from tf_wordpiece.export.module import CustomTokenizer
 
     lines = sample_lines()
     megabytes = sum(len(s.encode()) for s in lines) / 1e6

@@ -24,7 +24,7 @@ import tensorflow as tf
 import tensorflow_datasets as tfds
 
 import tf_wordpiece as twp
-from tf_wordpiece import subword_learner as sl
+from tf_wordpiece.subword import learner as sl
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

@@ -12,7 +12,7 @@ def corpus(name: str) -> list[str]:
     """"pt" / "en": a side of the embedded pt/en sample; "multilingual": tests/data/multilingual_dev.txt."""
     if name == "multilingual":
         return (DATA / "multilingual_dev.txt").read_text(encoding="utf-8").split("\n")
-    from tf_wordpiece.converter import embedded_pairs
+    from tf_wordpiece.export.converter import embedded_pairs
 
     side = {"pt": 0, "en": 1}[name]
     return [pair[side] for pair in embedded_pairs()]

@@ -112,7 +112,7 @@ def test_python_writers_refuse_what_they_did_not_write(user_folder, vocab_tokens
 
 
 def test_beam_refuses_a_missing_input_and_an_existing_output(user_folder, capsys, library_temp_files):
-    from tf_wordpiece import beam
+    from tf_wordpiece.learning import beam
 
     assert beam.main(["--input", "no-such-*.txt", "--out", "vocab.txt"]) == 2
     assert "--input: no files match 'no-such-*.txt'" in capsys.readouterr().err
@@ -122,7 +122,7 @@ def test_beam_refuses_a_missing_input_and_an_existing_output(user_folder, capsys
 
 
 def test_beam_prints_the_summary_learn_prints(user_folder, capsys, library_temp_files):
-    from tf_wordpiece import beam
+    from tf_wordpiece.learning import beam
 
     args = ["--input", "pairs.tsv", "--out", "vocab.txt", "--vocab-size", "60", "--lower-thresh", "1"]
     assert beam.main(args + ["--runner=DirectRunner"]) == 0

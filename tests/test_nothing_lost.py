@@ -22,8 +22,9 @@ import tensorflow as tf
 
 import tf_wordpiece as twp
 from learner_cases import corpus
-from tf_wordpiece import converter, files
-from tf_wordpiece.module import CustomTokenizer
+from tf_wordpiece.export import converter
+from tf_wordpiece import files
+from tf_wordpiece.export.module import CustomTokenizer
 from tf_wordpiece.vocab import read_vocab_file, write_vocab_file
 
 REPO = pathlib.Path(__file__).parent.parent

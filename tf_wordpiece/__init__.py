@@ -11,26 +11,26 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the explicit re-exports, for type checkers and readers
-    from tf_wordpiece.basic_tokenizer import BasicTokenizer as BasicTokenizer
-    from tf_wordpiece.bert_tokenizer import BertTokenizer as BertTokenizer
-    from tf_wordpiece.learner import bert_vocab_from_dataset as bert_vocab_from_dataset
-    from tf_wordpiece.learner import learn as learn
-    from tf_wordpiece.module import CustomTokenizer as CustomTokenizer
-    from tf_wordpiece.subword_text_encoder import SubwordTextEncoder as SubwordTextEncoder
+    from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer as BasicTokenizer
+    from tf_wordpiece.bert.tokenizer import BertTokenizer as BertTokenizer
+    from tf_wordpiece.learning.learner import bert_vocab_from_dataset as bert_vocab_from_dataset
+    from tf_wordpiece.learning.learner import learn as learn
+    from tf_wordpiece.export.module import CustomTokenizer as CustomTokenizer
+    from tf_wordpiece.subword.encoder import SubwordTextEncoder as SubwordTextEncoder
     from tf_wordpiece.vocab import Vocab as Vocab
-    from tf_wordpiece.wordpiece import WordpieceTokenizer as WordpieceTokenizer
+    from tf_wordpiece.bert.wordpiece import WordpieceTokenizer as WordpieceTokenizer
 
 __version__ = "0.1.0"
 
 _PUBLIC = {
-    "BasicTokenizer": "tf_wordpiece.basic_tokenizer",
-    "BertTokenizer": "tf_wordpiece.bert_tokenizer",
-    "CustomTokenizer": "tf_wordpiece.module",
-    "SubwordTextEncoder": "tf_wordpiece.subword_text_encoder",
+    "BasicTokenizer": "tf_wordpiece.bert.basic_tokenizer",
+    "BertTokenizer": "tf_wordpiece.bert.tokenizer",
+    "CustomTokenizer": "tf_wordpiece.export.module",
+    "SubwordTextEncoder": "tf_wordpiece.subword.encoder",
     "Vocab": "tf_wordpiece.vocab",
-    "WordpieceTokenizer": "tf_wordpiece.wordpiece",
-    "bert_vocab_from_dataset": "tf_wordpiece.learner",
-    "learn": "tf_wordpiece.learner",
+    "WordpieceTokenizer": "tf_wordpiece.bert.wordpiece",
+    "bert_vocab_from_dataset": "tf_wordpiece.learning.learner",
+    "learn": "tf_wordpiece.learning.learner",
 }
 
 __all__ = [*_PUBLIC, "__version__"]

@@ -11,7 +11,7 @@ import argparse
 import sys
 
 from tf_wordpiece.console import import_tensorflow_quietly, in_option_names, run_command
-from tf_wordpiece.learn_params import add_learn_options, bert_tokenizer_params, int_at_least, learn_params, size_notes
+from tf_wordpiece.learning.params import add_learn_options, bert_tokenizer_params, int_at_least, learn_params, size_notes
 
 _LOGS = "TensorFlow's own log lines are hidden; set TF_CPP_MIN_LOG_LEVEL=0 to see them."
 
@@ -58,7 +58,7 @@ def _add_learn_command(commands) -> None:
         help="learn a WordPiece vocab.txt from text (tensorflow_text's bert_vocab_from_dataset, same result)",
         description="Splits the text into words with BERT's basic tokenizer, counts them and learns a vocabulary "
         "with BERT's top-down WordPiece algorithm; writes it atomically and prints a summary. "
-        "For corpora too large for one machine: python -m tf_wordpiece.beam (same options, Apache Beam).",
+        "For corpora too large for one machine: python -m tf_wordpiece.learning.beam (same options, Apache Beam).",
     )
     source = learn.add_mutually_exclusive_group(required=True)
     source.add_argument("--input", nargs="+", metavar="FILE", help="UTF-8 text files, one sentence or document a line ('-': stdin)")
@@ -103,8 +103,8 @@ def _learn(args, kept: list[str]) -> int:
     except (ValueError, FileExistsError) as e:
         return _fail(args, e)
     import_tensorflow_quietly()
-    from tf_wordpiece import word_counts
-    from tf_wordpiece.basic_tokenizer import tf_text_basic_tokenizer
+    from tf_wordpiece.learning import word_counts
+    from tf_wordpiece.bert.basic_tokenizer import tf_text_basic_tokenizer
 
     source = ", ".join(args.input) if args.input else args.tfds
     try:
@@ -135,7 +135,7 @@ def _check_counts(counts, source: str) -> None:
 
 
 def _learn_vocab(counts, args) -> tuple[list[str], dict]:
-    from tf_wordpiece.learner import learn_or_fail
+    from tf_wordpiece.learning.learner import learn_or_fail
     from tf_wordpiece.vocab import write_vocab_file
 
     vocab, stats = learn_or_fail(counts, args.vocab_size, args.reserved, **learn_params(args), progress=True)
@@ -154,7 +154,7 @@ def _print_learn_summary(args, vocab, counts, stats, source: str, *, seconds: tu
 
 def _export(args, kept: list[str]) -> int:
     tf = import_tensorflow_quietly()
-    from tf_wordpiece import converter
+    from tf_wordpiece.export import converter
 
     try:
         serving = args.serving_version is not None  # the model goes to OUT/N, the zip holds OUT

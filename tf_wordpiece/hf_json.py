@@ -8,10 +8,10 @@ import json
 import os
 import pathlib
 
-from tf_wordpiece.added_tokens import AddedToken
-from tf_wordpiece.decoders import WordPieceDecoder
+from tf_wordpiece.bert.added_tokens import AddedToken
+from tf_wordpiece.bert.decoders import WordPieceDecoder
 from tf_wordpiece.files import write_text_atomically
-from tf_wordpiece.post_processors import SEQUENCES, TemplateProcessing
+from tf_wordpiece.bert.post_processors import SEQUENCES, TemplateProcessing
 
 _ADDED_TOKEN_FLAGS = ("special", "normalized", "lstrip", "rstrip", "single_word")
 

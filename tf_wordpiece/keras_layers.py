@@ -25,9 +25,9 @@ from typing import Sequence
 import keras
 import tensorflow as tf
 
-from tf_wordpiece.bert_tokenizer import BertTokenizer
-from tf_wordpiece.module import pack_segments, round_robin_trim
-from tf_wordpiece.post_processors import Segment, truncate
+from tf_wordpiece.bert.tokenizer import BertTokenizer
+from tf_wordpiece.export.module import pack_segments, round_robin_trim
+from tf_wordpiece.bert.post_processors import Segment, truncate
 from tf_wordpiece.vocab import read_vocab_file
 
 TEMPLATES = ("tf_text", "hf")

@@ -1,0 +1,210 @@
+"""CustomTokenizer and the converter export: the tutorial's signatures, serving, BERT inputs, portability."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import tensorflow as tf
+from conftest import VOCAB
+
+from tf_wordpiece.export import converter
+from tf_wordpiece.export.module import CustomTokenizer, round_robin_trim
+
+text = pytest.importorskip("tensorflow_text")
+
+RESERVED = ["[PAD]", "[UNK]", "[START]", "[END]"]
+
+
+@pytest.fixture(scope="module")
+def tutorial_vocab(tmp_path_factory) -> str:
+    """bert-base-uncased with [unused0]/[unused1] renamed to the tutorial's [START]/[END]."""
+    tokens = VOCAB.read_text(encoding="utf-8").splitlines()
+    tokens[tokens.index("[unused0]")], tokens[tokens.index("[unused1]")] = "[START]", "[END]"
+    path = tmp_path_factory.mktemp("vocab") / "vocab.txt"
+    path.write_text("\n".join(tokens) + "\n", encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def english() -> list[str]:
+    return [en for _, en in converter.embedded_pairs()]
+
+
+@pytest.fixture(scope="module")
+def module(tutorial_vocab) -> CustomTokenizer:
+    return CustomTokenizer(RESERVED, tutorial_vocab, lower_case=True, seq_length=16)
+
+
+def cleanup_text(reserved_tokens, token_txt):
+    """The tutorial's cleanup, verbatim in spirit: drop reserved tokens but [UNK], join words."""
+    bad = "|".join(re.escape(t) for t in reserved_tokens if t != "[UNK]")
+    keep = ~tf.strings.regex_full_match(token_txt, bad)
+    return tf.strings.reduce_join(tf.ragged.boolean_mask(token_txt, keep), separator=" ", axis=-1)
+
+
+def test_matches_tensorflow_text_on_the_pt_en_sample(module, tutorial_vocab, english):
+    peer = text.BertTokenizer(tutorial_vocab, lower_case=True)
+    start, end = module._start, module._end
+    both = english + [pt for pt, _ in converter.embedded_pairs()]
+    for i in range(0, len(both), 2000):
+        batch = tf.constant(both[i : i + 2000])
+        ids = module.tokenize(batch)
+        words = peer.tokenize(batch).merge_dims(-2, -1)
+        expected = [[start, *row, end] for row in words.to_list()]
+        assert ids.to_list() == expected
+        assert module.detokenize(ids).numpy().tolist() == cleanup_text(RESERVED, peer.detokenize(ids)).numpy().tolist()
+
+
+def test_signatures(module):
+    ids = module.tokenize(tf.constant(["Hello TensorFlow!", ""]))
+    assert module.detokenize(ids.to_tensor()).numpy().tolist() == [b"hello tensorflow !", b""]
+    assert module.lookup(ids).to_list()[0] == [b"[START]", b"hello", b"tensor", b"##flow", b"!", b"[END]"]
+    assert int(module.get_vocab_size()) == 30522
+    assert module.get_reserved_tokens().numpy().tolist() == [t.encode() for t in RESERVED]
+    served = module.serving(tf.constant(["Hello", "Hello TensorFlow!"]))
+    assert served["lengths"].numpy().tolist() == [3, 6]
+    assert served["token_ids"].numpy()[0].tolist() == ids.to_list()[0][:1] + [7592] + ids.to_list()[0][-1:] + [0] * 3
+
+
+def test_bert_inputs(module):
+    seven, two, ten = "one two three four five six seven", "eight nine", " ".join(["ten"] * 10)
+    packed = module.bert_pack_pair_inputs(tf.constant([seven, seven]), tf.constant([two, ten]))
+    assert {k: v.shape.as_list() for k, v in packed.items()} == {k: [2, 16] for k in packed}
+    ids, mask, types = (packed[k].numpy().tolist() for k in ("input_word_ids", "input_mask", "input_type_ids"))
+    # [CLS] 7 [SEP] 2 [SEP] fits; with 10 the 13-token budget is shared round robin: 7 and 6.
+    assert mask == [[1] * 12 + [0] * 4, [1] * 16]
+    assert types == [[0] * 9 + [1] * 3 + [0] * 4, [0] * 9 + [1] * 7]
+    assert ids[1][0] == module._cls and ids[1][8] == module._sep and ids[1][15] == module._sep
+    assert ids[0][12:] == [0, 0, 0, 0]
+    single = module.bert_pack_inputs(tf.constant([ten + " " + ten]))["input_word_ids"].numpy()[0].tolist()
+    assert single[0] == module._cls and single[-1] == module._sep and len(single) == 16
+
+
+@pytest.mark.parametrize("budget", [0, 1, 2, 5, 8, 13])
+def test_round_robin_trim_matches_tensorflow_text(budget):
+    rng = np.random.default_rng(budget)
+    segments = [tf.ragged.constant([list(range(n)) for n in rng.integers(0, 9, size=12)], dtype=tf.int64) for _ in range(2)]
+    ours = round_robin_trim(segments, budget)
+    theirs = text.RoundRobinTrimmer(max_seq_length=budget).trim(segments)
+    assert [t.to_list() for t in ours] == [t.to_list() for t in theirs]
+
+
+def test_saved_model_moves_loads_without_tensorflow_text_and_has_core_ops_only(module, tmp_path):
+    first = tmp_path / "first" / "tokenizer"
+    converter.save_atomically(module, str(first), signatures=module.signatures())
+    moved = tmp_path / "moved"
+    shutil.move(str(first), str(moved))
+    child = textwrap.dedent(
+        """
+        import json, sys
+        if sys.argv[2] == "blocked":
+            sys.modules["tensorflow_text"] = None  # importing it now raises ImportError
+        import tensorflow as tf
+        from tensorflow.core.protobuf import saved_model_pb2
+        path = sys.argv[1]
+        m = tf.saved_model.load(path)
+        ids = m.tokenize(tf.constant(["Hello TensorFlow!"]))
+        proto = saved_model_pb2.SavedModel()
+        proto.ParseFromString(open(path + "/saved_model.pb", "rb").read())
+        graph = proto.meta_graphs[0].graph_def
+        ops = {n.op for n in graph.node} | {n.op for f in graph.library.function for n in f.node_def}
+        functions = {f.signature.name for f in graph.library.function}
+        serve = m.signatures["serving_default"](tf.constant(["Hello"]))
+        print(json.dumps({
+            "ids": ids.to_list(),
+            "detok": m.detokenize(ids).numpy()[0].decode(),
+            "dense_detok": m.detokenize(ids.to_tensor()).numpy()[0].decode(),
+            "lookup": [t.decode() for t in m.lookup(ids).to_list()[0]],
+            "dense_lookup": [t.decode() for t in m.lookup(ids.to_tensor()).numpy()[0]],
+            "reserved": [t.decode() for t in m.get_reserved_tokens().numpy()],
+            "pair": m.signatures["bert_pack_pair_inputs"](first=tf.constant(["Hello"]), second=tf.constant(["!"]))[
+                "input_type_ids"].numpy()[0][:6].tolist(),
+            "vocab_path": m.get_vocab_path().numpy().decode(),
+            "size": int(m.get_vocab_size()),
+            "serving": serve["token_ids"].numpy().tolist(),
+            "bert": m.signatures["bert_pack_inputs"](tf.constant(["Hello"]))["input_word_ids"].numpy()[0][:4].tolist(),
+            "not_core": sorted(op for op in ops - functions if not hasattr(tf.raw_ops, op)),
+            "tensorflow_text": sys.modules.get("tensorflow_text") is not None,
+        }))
+        """
+    )
+    runs = {}
+    for mode in ("installed", "blocked"):  # tensorflow_text importable but never imported; then unimportable
+        proc = subprocess.run([sys.executable, "-c", child, str(moved), mode], capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        runs[mode] = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert runs["installed"] == runs["blocked"]
+    got = runs["blocked"]
+    want = module.tokenize(tf.constant(["Hello TensorFlow!"])).to_list()
+    assert got["ids"] == want
+    assert got["detok"] == got["dense_detok"] == "hello tensorflow !"
+    assert got["lookup"] == got["dense_lookup"] == ["[START]", "hello", "tensor", "##flow", "!", "[END]"]
+    assert got["reserved"] == RESERVED
+    assert got["pair"] == [0, 0, 0, 1, 1, 0]
+    assert got["vocab_path"].startswith(str(moved)) and os.path.isfile(got["vocab_path"])
+    assert got["size"] == 30522 and got["not_core"] == [] and got["tensorflow_text"] is False
+    assert got["serving"] == [[module._start, 7592, module._end]]
+    assert got["bert"] == [module._cls, 7592, module._sep, 0]
+
+
+def test_saved_model_cli_and_tf_data(module, tmp_path, english):
+    path = tmp_path / "served"
+    converter.save_atomically(module, str(path), signatures=module.signatures())
+    cli = shutil.which("saved_model_cli", path=os.path.dirname(sys.executable)) or shutil.which("saved_model_cli")
+    show = subprocess.run([cli, "show", "--dir", str(path), "--all"], capture_output=True, text=True, timeout=300)
+    assert show.returncode == 0 and "serving_default" in show.stdout and "bert_pack_pair_inputs" in show.stdout
+    run = subprocess.run(
+        [cli, "run", "--dir", str(path), "--tag_set", "serve", "--signature_def", "serving_default",
+         "--input_exprs", "strings=['Hello']"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    token_ids = run.stdout.split("output key token_ids:")[1]
+    assert [int(x) for x in re.findall(r"\d+", token_ids)] == [module._start, 7592, module._end]
+
+    loaded = tf.saved_model.load(str(path))
+    dataset = tf.data.Dataset.from_tensor_slices(english).batch(256).map(loaded.tokenize, num_parallel_calls=tf.data.AUTOTUNE)
+    from_data = [row for batch in dataset for row in batch.to_list()]
+    assert from_data == module.tokenize(tf.constant(english)).to_list()
+
+
+def test_bad_input(tutorial_vocab, module, tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        CustomTokenizer(RESERVED, str(tmp_path / "missing.txt"))
+    with pytest.raises(ValueError, match=r"lacks \['\[END\]'\]"):
+        CustomTokenizer(["[PAD]", "[UNK]", "[START]"], tutorial_vocab)
+    with pytest.raises(ValueError, match=r"\['\[MASK2\]'\] not in the vocab file"):
+        CustomTokenizer(RESERVED + ["[MASK2]"], tutorial_vocab)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="vocabulary size"):
+        module.lookup(tf.constant([[30522]], tf.int64))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=">= 0"):
+        module.detokenize(tf.ragged.constant([[-1]], dtype=tf.int64))
+
+
+def test_export_command_is_atomic_and_refuses_to_overwrite(tmp_path, capsys):
+    from tf_wordpiece.cli import main
+
+    pairs = converter.embedded_pairs()[:400]
+    corpus = tmp_path / "pairs.tsv"
+    corpus.write_text("\n".join(f"{pt}\t{en}" for pt, en in pairs) + "\n", encoding="utf-8")
+    out = tmp_path / "converter"
+    assert main(["export", "--input", str(corpus), "--out", str(out), "--vocab-size", "400", "--no-zip"]) == 0
+    printed = capsys.readouterr().out
+    assert "detokenized: hello tensorflow !" in printed
+    before = sorted(p.name for p in out.iterdir())
+    assert main(["export", "--input", str(corpus), "--out", str(out), "--vocab-size", "400"]) == 2
+    assert "already holds a SavedModel; pass --overwrite" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging left behind
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("only one field\n", encoding="utf-8")
+    assert main(["export", "--input", str(bad), "--out", str(tmp_path / "x")]) == 2
+    assert "expected 2" in capsys.readouterr().err and not (tmp_path / "x").exists()

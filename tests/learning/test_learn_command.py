@@ -1,0 +1,105 @@
+"""`tf-wordpiece learn` and the Beam pipeline: the in-process learner's vocabulary, clear errors, nothing half-written."""
+
+from __future__ import annotations
+
+import pytest
+import tensorflow as tf
+
+import tf_wordpiece as twp
+from learner_cases import corpus
+from tf_wordpiece import cli
+
+LINES = 3000
+
+
+@pytest.fixture(scope="module")
+def english(tmp_path_factory) -> tuple[str, list[str]]:
+    """A text file of English lines (with a CRLF line and a blank one) and the vocabulary learned from its lines."""
+    lines = corpus("en")[:LINES] + ["Windows line\r", ""]
+    path = tmp_path_factory.mktemp("corpus") / "en.txt"
+    path.write_bytes("\n".join(lines).encode("utf-8"))
+    dataset = tf.data.Dataset.from_tensor_slices([line.removesuffix("\r") for line in lines]).batch(512)
+    expected = twp.bert_vocab_from_dataset(dataset, 900, ["[PAD]", "[UNK]", "[START]", "[END]"], {"lower_case": True})
+    return str(path), expected
+
+
+def learn(*args: str) -> int:
+    return cli.main(["learn", *args])
+
+
+def test_learn_writes_the_vocabulary_and_a_summary(english, tmp_path, capsys):
+    path, expected = english
+    out = tmp_path / "vocab.txt"
+    assert learn("--input", path, "--vocab-size", "900", "--lower-case", "--out", str(out)) == 0
+    assert out.read_text(encoding="utf-8").splitlines() == expected
+    summary = capsys.readouterr().out
+    assert f"learned {len(expected)} tokens (target 900) from {LINES + 1} lines" in summary
+    assert list(tmp_path.iterdir()) == [out]  # no temporary file left behind
+
+
+def test_learned_vocabulary_covers_its_corpus(english):
+    _, vocab = english
+    tokenizer = twp.BertTokenizer(vocab, lower_case=True)
+    ids = tokenizer.tokenize(corpus("en")[:LINES]).flat_values.numpy()
+    assert (ids != vocab.index("[UNK]")).all()  # every character is in the alphabet, so no word is unknown
+
+
+def test_beam_pipeline_gives_the_same_vocabulary(english, tmp_path, library_temp_files):
+    from tf_wordpiece.learning import beam
+
+    path, expected = english
+    out = tmp_path / "vocab.txt"
+    beam.run(["--input", path, "--vocab-size", "900", "--lower-case", "--out", str(out), "--runner=DirectRunner"])
+    assert out.read_text(encoding="utf-8").splitlines() == expected
+
+
+def test_options_reach_the_learner(english, tmp_path):
+    path, _ = english
+    out = tmp_path / "vocab.txt"
+    assert learn("--input", path, "--vocab-size", "300", "--reserved", "<unk>", "--joiner", "@@",
+                 "--max-token-length", "5", "--out", str(out)) == 0
+    vocab = out.read_text(encoding="utf-8").splitlines()
+    assert vocab[0] == "<unk>" and any(t.startswith("@@") for t in vocab) and not any(t.startswith("##") for t in vocab)
+    assert max(len(t.removeprefix("@@")) for t in vocab[1:]) <= 5
+    assert any(t != t.lower() for t in vocab)  # no --lower-case: cased tokens
+
+
+@pytest.mark.parametrize("setup, args, message", [
+    ("empty", ["--input", "{empty}"], "no words"),
+    ("", ["--input", "{missing}"], "cannot read"),
+    ("", ["--input", "{corpus}", "--vocab-size", "10"], "--vocab-size: 10 is smaller than the reserved tokens plus the alphabet"),
+    ("", ["--tfds", "no_such_dataset:train:text"], "tfds: cannot load"),
+    ("", ["--tfds", "ted_hrlr_translate/pt_to_en"], "NAME:SPLIT:FEATURE"),
+    ("existing", ["--input", "{corpus}"], "already exists; pass --overwrite"),
+])
+def test_bad_input_is_a_clear_error_and_writes_nothing(english, tmp_path, capsys, setup, args, message):
+    out = tmp_path / "vocab.txt"
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n \n", encoding="utf-8")
+    if setup == "existing":
+        out.write_text("keep me\n", encoding="utf-8")
+    paths = dict(empty=str(empty), missing=str(tmp_path / "missing.txt"), corpus=english[0])
+    assert learn(*[a.format(**paths) for a in args], "--out", str(out)) == 2
+    assert message in capsys.readouterr().err
+    if setup == "existing":
+        assert out.read_text(encoding="utf-8") == "keep me\n"
+    else:
+        assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted({"empty.txt", out.name} & {p.name for p in tmp_path.iterdir()})
+
+
+def test_tfds_source(tmp_path, library_temp_files):
+    """--tfds reads NAME:SPLIT:FEATURE from the TFDS data dir (here tfds's offline mock of the tutorial's dataset)."""
+    import tensorflow_datasets as tfds
+
+    from tf_wordpiece.export import converter
+
+    out = tmp_path / "vocab.txt"
+    with tfds.testing.mock_data(num_examples=200):
+        assert learn("--tfds", "ted_hrlr_translate/pt_to_en:train:en", "--vocab-size", "400", "--lower-thresh", "2",
+                     "--out", str(out)) == 0
+        english = tfds.load("ted_hrlr_translate/pt_to_en", split="train", download=False).map(lambda x: x["en"])
+        expected = twp.bert_vocab_from_dataset(english, 400, ["[PAD]", "[UNK]", "[START]", "[END]"], {}, {"lower_thresh": 2})
+        pairs = converter.tfds_pairs("ted_hrlr_translate/pt_to_en")
+    assert out.read_text(encoding="utf-8").splitlines() == expected
+    assert len(pairs) == 200 and all(isinstance(pt, str) and isinstance(en, str) for pt, en in pairs)

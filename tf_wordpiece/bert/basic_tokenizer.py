@@ -1,0 +1,370 @@
+"""The basic tokenizer: strings -> words (decode, added tokens, normalize, pre-tokenize)."""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import numpy as np
+import tensorflow as tf
+
+from tf_wordpiece.bert import normalizers
+from tf_wordpiece.bert import pre_tokenizers
+from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.bert.added_tokens import AddedTokens
+from tf_wordpiece.bert.composition import Composer
+from tf_wordpiece.bert.normalizers import Normalizer
+from tf_wordpiece.bert.pre_tokenizers import PreTokenizer
+from tf_wordpiece.shapes import map_over_strings, rows_of_values, rows_to_splits, scalar_as_batch
+
+# tensorflow_text's `preserve_unused_token` pattern (python/ops/bert_tokenizer.py).
+_UNUSED_TOKEN_BODY = r"unused\d+"
+
+
+class Words(NamedTuple):
+    """The words of a flat batch of n strings.
+
+    text: string [w], UTF-8 of each normalized word.
+    row: int64 [w], the string each word comes from.
+    begin, end: int64 RaggedTensor [w, chars], byte offsets of each character
+      in the original string (`end` is exclusive).
+    normalized_begin, normalized_end: the same in the normalized string.
+    added: int32 [w], index of the matched added token, -1 for ordinary words.
+    """
+
+    text: tf.Tensor
+    row: tf.Tensor
+    begin: tf.RaggedTensor
+    end: tf.RaggedTensor
+    normalized_begin: tf.RaggedTensor
+    normalized_end: tf.RaggedTensor
+    added: tf.Tensor
+
+
+class BasicTokenizer(tf.Module):
+    """Splits strings into normalized words.
+
+    Shape transformation: `[...] => [..., words]`. Offsets are byte offsets
+    into the original strings.
+
+    Invalid UTF-8: each maximal invalid subsequence is one character. With
+    `invalid_utf8="keep"` (tensorflow_text) it stays in its word, takes its own
+    byte length in the normalized string and makes the word unknown; with
+    `"replace"` it is read as U+FFFD, as Python's `errors="replace"` reads it
+    (Hugging Face's BertNormalizer then deletes it).
+
+    Args:
+      normalizer: the per-code-point normalization.
+      pre_tokenizer: the word splitter.
+      added_tokens: tokens matched as written before normalization, or (those
+        with `normalized=True`) in their normalized form after it.
+      preserve_unused_token: keep `[unused<digits>]` whole (tensorflow_text).
+      invalid_utf8: `"keep"` or `"replace"`, see above. Defaults to `"keep"`.
+      scalar_as_batch: a scalar string gives [1, words] (tensorflow_text's
+        BasicTokenizer) instead of [words]. Defaults to `False` (`True` in
+        `BertTokenizer(compat="tf_text")` and `tf_text_basic_tokenizer`).
+
+    Build one with `BertTokenizer(...).basic_tokenizer`, or directly:
+
+    >>> from tf_wordpiece.bert import normalizers, pre_tokenizers
+    >>> basic = BasicTokenizer(normalizers.tf_text_normalizer(lower_case=True, normalization_form=None),
+    ...                        pre_tokenizers.tf_text_pre_tokenizer())
+    >>> basic.tokenize(["Héllo, World!"]).to_list()
+    [[b'hello', b',', b'world', b'!']]
+    """
+
+    def __init__(
+        self,
+        normalizer: Normalizer,
+        pre_tokenizer: PreTokenizer,
+        *,
+        added_tokens: AddedTokens | None = None,
+        preserve_unused_token: bool = False,
+        invalid_utf8: str = "keep",
+        scalar_as_batch: bool = False,
+    ):
+        super().__init__()
+        self.scalar_as_batch = scalar_as_batch
+        if invalid_utf8 not in ("keep", "replace"):
+            raise ValueError(f"invalid_utf8: expected 'keep' or 'replace', got {invalid_utf8!r}")
+        self.invalid_utf8 = invalid_utf8
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+        self.added_tokens = added_tokens or AddedTokens([])
+        self.preserve_unused_token = preserve_unused_token
+        self._fused = _fused_lookup(normalizer, pre_tokenizer)
+        self._composer = Composer() if normalizer.compose else None
+        self._normalized_patterns = self.added_tokens.normalized_patterns(normalizer.apply)
+        # The word each added token gives: its content, or for normalized=True ones the normalized content.
+        normalized = dict(self._normalized_patterns)
+        with tf.init_scope():
+            self._added_text = tf.constant(
+                [normalized.get(i, t.content) for i, t in enumerate(self.added_tokens.flags)] or [""], tf.string)
+        # HF's normalizer puts spaces around CJK ideographs ("spaced"): its normalized-pass flags see them.
+        flags = [self.added_tokens.flags[i] for i, _ in self._normalized_patterns]
+        self._spaced = None
+        if pre_tokenizer.spaced is not None and any(t.single_word or t.lstrip or t.rstrip for t in flags):
+            self._spaced = ut.CodePointLookup(pre_tokenizer.spaced)
+
+    def hf_normalized(self, text: str) -> str:
+        """`text` as Hugging Face's normalizer writes it (in Python): normalized, CJK ideographs between spaces.
+
+        >>> BertTokenizer = __import__("tf_wordpiece").BertTokenizer
+        >>> BertTokenizer(["[UNK]"], compat="hf", lower_case=True).basic_tokenizer.hf_normalized("Ünï中")
+        'uni 中 '
+        """
+        spaced = self.pre_tokenizer.spaced
+        text = self.normalizer.apply(text)
+        return text if spaced is None else "".join(f" {ch} " if spaced[ord(ch)] else ch for ch in text)
+
+    def tokenize(self, strings) -> tf.RaggedTensor:
+        """string [...] -> string [..., words]; an added token's word is its text
+        (normalized, for a `normalized=True` one).
+
+        >>> BertTokenizer = __import__("tf_wordpiece").BertTokenizer
+        >>> basic = BertTokenizer(["[UNK]", "[MASK]"], compat="hf", lower_case=True).basic_tokenizer
+        >>> basic.tokenize(["A [MASK]!"]).to_list()
+        [[b'a', b'[MASK]', b'!']]
+        """
+        return self.tokenize_with_offsets(strings)[0]
+
+    def tokenize_with_offsets(self, strings):
+        """string [...] -> (words, begin, end), int64 byte offsets into the original strings."""
+        if self.scalar_as_batch:
+            strings = scalar_as_batch(strings, "strings")
+        return map_over_strings(strings, "strings", self._flat_tokenize_with_offsets)
+
+    def _flat_tokenize_with_offsets(self, flat: tf.Tensor) -> tuple:
+        words = self.split(flat)
+        text = words.text
+        if self.added_tokens:  # `split` writes their marker; WordPiece takes their ids instead
+            text = tf.where(words.added >= 0, tf.gather(self._added_text, tf.maximum(words.added, 0)), text)
+        nrows = tf.size(flat, out_type=tf.int64)
+        begin = words.begin.flat_values
+        end = words.end.flat_values
+        first = words.begin.row_starts()
+        last = words.end.row_limits() - 1
+        outputs = (text, tf.gather(begin, first), tf.gather(end, last))
+        splits = rows_to_splits(words.row, nrows)
+        return tuple(tf.RaggedTensor.from_row_splits(t, splits, validate=False) for t in outputs)
+
+    def split(self, strings: tf.Tensor) -> Words:
+        """string [n] -> Words (the internal form the WordPiece stage consumes)."""
+        chars, starts = tf.strings.unicode_decode_with_offsets(
+            strings, "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8
+        )
+        code_points = chars.flat_values
+        if self.invalid_utf8 == "replace":
+            code_points = tf.where(code_points == ut.INVALID_UTF8, ut.REPLACEMENT_CHARACTER, code_points)
+        rows = rows_of_values(chars.row_splits[:-1], tf.size(code_points))
+        begin = starts.flat_values
+        is_last = rows != tf.concat([rows[1:], [-1]], 0)
+        end = tf.where(is_last, tf.gather(tf.cast(tf.strings.length(strings), tf.int64), rows), tf.concat([begin[1:], [0]], 0))
+
+        if self.added_tokens.raw:
+            code_points, rows, begin, end = self._mark_raw_added_tokens(code_points, rows, begin, end)
+
+        # One lookup gives each code point's normalization row and, where it
+        # maps to one code point, that code point's class.
+        packed = self._fused(tf.maximum(code_points, 0) if self.added_tokens.raw else code_points)
+        row, single_class = tf.bitwise.right_shift(packed, 2), tf.bitwise.bitwise_and(packed, 3)
+        if self.added_tokens.raw:
+            row = tf.where(code_points < 0, 0, row)
+            single_class = tf.where(code_points < 0, pre_tokenizers.ISOLATED, single_class)
+        normalized, source, one_to_one = self.normalizer.normalize(code_points, row)
+        classes = tf.cond(one_to_one, lambda: single_class, lambda: self.pre_tokenizer.classes_of(normalized))
+
+        def by_source(values):  # one cond each, so that unused ones are pruned
+            return tf.cond(one_to_one, lambda: values, lambda: tf.gather(values, source))
+
+        rows, begin, end = by_source(rows), by_source(begin), by_source(end)
+        if self._composer is not None:  # NFC / NFKC: compose across code points
+            normalized, rows, begin, end = self._compose(normalized, rows, begin, end)
+            classes = self.pre_tokenizer.classes_of(normalized)
+        normalized_begin, normalized_end = _normalized_offsets(normalized, rows, end - begin)
+        if self._normalized_patterns:
+            normalized, classes, rows, begin, end, normalized_begin, normalized_end = self._match_normalized(
+                normalized, classes, rows, begin, end, normalized_begin, normalized_end
+            )
+        spans = self.pre_tokenizer.split(classes, rows)
+        row_splits = spans.row_splits
+        if self.preserve_unused_token:
+            row_splits = self._merge_unused_tokens(normalized, spans, normalized_begin, normalized_end, rows)
+
+        def per_word(values):
+            return tf.RaggedTensor.from_row_splits(tf.gather(values, spans.kept), row_splits, validate=False)
+
+        chars = per_word(normalized)
+        first = tf.gather(spans.kept, chars.row_starts())
+        text = _encode(chars)
+        added = tf.gather(normalized, first)
+        return Words(
+            text=text,
+            row=tf.cast(tf.gather(rows, first), tf.int64),
+            begin=per_word(begin),
+            end=per_word(end),
+            normalized_begin=per_word(normalized_begin),
+            normalized_end=per_word(normalized_end),
+            added=tf.where(added < 0, -1 - added, -1),
+        )
+
+    def _compose(self, normalized, rows, begin, end):
+        """Canonical composition; a composed character spans the bytes of all its constituents."""
+        composed, first, owner = self._composer(normalized, rows)
+        size = tf.size(composed)
+        begin = tf.math.unsorted_segment_min(begin, owner, size)
+        end = tf.math.unsorted_segment_max(end, owner, size)
+        return composed, tf.gather(rows, first), begin, end
+
+    def _mark_raw_added_tokens(self, code_points, rows, begin, end):
+        """Each match of a raw-text added token becomes one code point, -1 - the token's index, spanning its bytes."""
+
+        def mark():
+            matches = self.added_tokens.match(code_points, rows)
+            keep = tf.reshape(tf.where(~matches.covered), [-1])
+            marked = tf.where(matches.token >= 0, -1 - matches.token, code_points)
+            return tuple(tf.gather(t, keep) for t in (marked, rows, begin, tf.gather(end, matches.last)))
+
+        # Most batches do not even hold the first character of an added token: then nothing moves.
+        could_start = tf.reduce_any(self.added_tokens.first_characters(code_points))
+        return tf.cond(could_start, mark, lambda: (code_points, rows, begin, end))
+
+    def _match_normalized(self, normalized, classes, rows, begin, end, normalized_begin, normalized_end):
+        """Hugging Face's second added-token pass: each match becomes one marker code point (a word)."""
+        spaced = None if self._spaced is None else self._spaced(tf.maximum(normalized, 0)) > 0
+        matches = self.added_tokens.match(normalized, rows, self._normalized_patterns, non_word=spaced)
+        matched = matches.token >= 0
+        if spaced is not None:
+            begin, end = self._take_cjk_spaces(matches, spaced, rows, begin, end)
+        normalized = tf.where(matched, -1 - matches.token, normalized)
+        classes = tf.where(matched, pre_tokenizers.ISOLATED, classes)
+        if spaced is None:
+            end = tf.gather(end, matches.last)
+        normalized_end = tf.gather(normalized_end, matches.last)
+        keep = tf.reshape(tf.where(~matches.covered), [-1])
+        return tuple(tf.gather(t, keep) for t in (normalized, classes, rows, begin, end, normalized_begin, normalized_end))
+
+    def _take_cjk_spaces(self, matches, spaced, rows, begin, end):
+        """Offsets of HF's lstrip / rstrip matches that take the space its normalizer put beside a CJK ideograph.
+
+        That space maps to the ideograph, so the match's offsets reach over it
+        (the ideograph stays a word of its own). A previous match keeps the
+        spaces it took, as in HF.
+        """
+        n = tf.size(rows)
+        position = tf.range(n)
+        token = tf.maximum(matches.token, 0)
+        matched = matches.token >= 0
+
+        def flag(name):
+            return matched & tf.gather(tf.constant([getattr(t, name) for t in self.added_tokens.flags]), token)
+
+        def free_spaced(at):  # `at` is in the string, a CJK ideograph outside the matches before it
+            inside = (at >= 0) & (at < n)
+            at = tf.clip_by_value(at, 0, tf.maximum(n - 1, 0))
+            same_row = tf.gather(rows, at) == rows
+            return inside & same_row & tf.gather(spaced, at), at
+
+        before, previous = free_spaced(position - 1)
+        before &= (tf.gather(matches.token, previous) < 0) & ~tf.gather(matches.covered, previous)
+        after, following = free_spaced(matches.last + 1)
+        begin = tf.where(flag("lstrip") & before, tf.gather(begin, previous), begin)
+        last_end = tf.gather(end, matches.last)
+        end = tf.where(flag("rstrip") & after, tf.gather(end, following), last_end)
+        return begin, end
+
+    def _merge_unused_tokens(self, normalized, spans, normalized_begin, normalized_end, rows):
+        """Joins the words `[`, `unused<digits>`, `]` when they touch (tensorflow_text's rule).
+
+        Returns the new word row_splits over `spans.kept`.
+        """
+        chars = tf.RaggedTensor.from_row_splits(tf.gather(normalized, spans.kept), spans.row_splits, validate=False)
+        text = _encode(chars)
+        first = tf.gather(spans.kept, chars.row_starts())
+        last = tf.gather(spans.kept, chars.row_limits() - 1)
+        word_row = tf.gather(rows, first)
+        word_begin, word_end = tf.gather(normalized_begin, first), tf.gather(normalized_end, last)
+
+        def ahead(t, k, fill):
+            return tf.concat([t[k:], tf.fill([tf.minimum(k, tf.size(t))], tf.cast(fill, t.dtype))], 0)
+
+        def touches(k):  # word i+k-1 ends where word i+k begins, in the same string
+            return (ahead(word_row, k, -1) == ahead(word_row, k - 1, -2)) & (
+                ahead(word_begin, k, -1) == ahead(word_end, k - 1, -2)
+            )
+
+        starts = (
+            (text == "[")
+            & tf.strings.regex_full_match(ahead(text, 1, ""), _UNUSED_TOKEN_BODY)
+            & (ahead(text, 2, "") == "]")
+            & touches(1)
+            & touches(2)
+        )
+        behind = lambda t, k: tf.concat([tf.zeros([tf.minimum(k, tf.size(t))], tf.bool), t[:-k]], 0)  # noqa: E731
+        continues = behind(starts, 1) | behind(starts, 2)
+        return tf.concat([tf.boolean_mask(spans.row_splits[:-1], ~continues), spans.row_splits[-1:]], 0)
+
+
+@functools.cache  # per (normalizer, pre-tokenizer) pair, which are shared themselves
+def _fused_lookup(normalizer: Normalizer, pre_tokenizer: PreTokenizer) -> ut.CodePointLookup:
+    """Code point -> normalization row * 4 + the class of its output when that is one code point."""
+    single = np.array([out[0] if len(out) == 1 else 0 for out in normalizer.row_outputs], np.int64)
+    rows = normalizer.dense_rows
+    output = np.where(rows == 0, np.arange(ut.NUM_CODE_POINTS), single[rows])
+    return ut.CodePointLookup(rows.astype(np.int64) * 4 + pre_tokenizer.dense_classes[output])
+
+
+def _encode(chars: tf.RaggedTensor) -> tf.Tensor:
+    """Code points [w, chars] -> UTF-8 [w]; added-token markers and invalid bytes become U+FFFD."""
+    printable = (chars.flat_values >= 0) & (chars.flat_values != ut.INVALID_UTF8)
+    values = tf.where(printable, chars.flat_values, ut.REPLACEMENT_CHARACTER)
+    return tf.strings.unicode_encode(chars.with_flat_values(values), "UTF-8")
+
+
+def _normalized_offsets(normalized: tf.Tensor, rows: tf.Tensor, source_length: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+    """Byte offsets of each normalized code point within its normalized string (int64).
+
+    Invalid UTF-8 keeps its own length (`source_length`, the bytes it came from).
+    """
+    length = tf.cast(ut.utf8_length(tf.maximum(normalized, 0)), tf.int64)
+    length = tf.where(normalized == ut.INVALID_UTF8, source_length, length)
+    total = tf.cumsum(length, exclusive=True)
+    num_rows = tf.reduce_max(tf.concat([rows, [-1]], 0)) + 1
+    row_base = tf.math.unsorted_segment_min(total, rows, num_rows)
+    begin = total - tf.gather(row_base, rows)
+    return begin, begin + length
+
+
+def tf_text_basic_tokenizer(
+    *,
+    lower_case: bool = False,
+    keep_whitespace: bool = False,
+    normalization_form: str | None = None,
+    preserve_unused_token: bool = False,
+) -> BasicTokenizer:
+    """The basic tokenizer of `tensorflow_text.BasicTokenizer` with the same arguments.
+
+    The vocabulary learner and `BertTokenizer(compat="tf_text")` both split
+    words with it. Output: string [..., words], like tensorflow_text.
+
+    >>> tf_text_basic_tokenizer(lower_case=True).tokenize(["Ünïcode [unused1]!"]).to_list()
+    [[b'unicode', b'[', b'unused1', b']', b'!']]
+    """
+    check_tf_text_normalization(normalization_form, lower_case=lower_case)
+    return BasicTokenizer(
+        normalizers.tf_text_normalizer(lower_case=lower_case, normalization_form=normalization_form),
+        pre_tokenizers.tf_text_pre_tokenizer(keep_whitespace=keep_whitespace),
+        preserve_unused_token=preserve_unused_token,
+        scalar_as_batch=True,
+    )
+
+
+def check_tf_text_normalization(normalization_form: str | None, *, lower_case: bool) -> None:
+    """tensorflow_text's normalization options that tf_wordpiece reproduces; a ValueError for the others."""
+    if normalization_form not in normalizers.NORMALIZATION_FORMS:
+        raise ValueError(f"normalization_form: expected one of {list(normalizers.NORMALIZATION_FORMS)}, got {normalization_form!r}")
+    if lower_case and normalization_form not in (None, "NFD"):
+        raise ValueError(
+            f"normalization_form: lower_case=True already applies NFD, got normalization_form={normalization_form!r}; "
+            "pass None or 'NFD', or lower_case=False"
+        )

@@ -1,0 +1,517 @@
+"""BertTokenizer: basic tokenizer + WordPiece, in core TensorFlow ops only."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Sequence
+
+import tensorflow as tf
+
+from tf_wordpiece.bert import normalizers
+from tf_wordpiece.bert import pre_tokenizers
+from tf_wordpiece.bert import space_chunks
+from tf_wordpiece.bert.added_tokens import AddedToken, AddedTokens
+from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer, check_tf_text_normalization
+from tf_wordpiece.bert.decoders import WordPieceDecoder, hf_wordpiece_decode
+from tf_wordpiece.bert.post_processors import Encoding, Segment, TemplateProcessing, check_encode_options
+from tf_wordpiece.vocab import Vocab, VocabLike
+from tf_wordpiece.shapes import (as_ids, as_strings, gather_in_rows, map_over_strings, rows_and_positions,
+                                 rows_to_splits, scalar_as_batch)
+from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
+
+COMPAT_MODES = ("tf_text", "hf")
+OFFSET_MODES = ("original", "normalized")
+# The added tokens of Hugging Face's BERT tokenizers, used in compat="hf" when present in the vocabulary.
+HF_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+_DEFAULT = object()  # "the default of the chosen compat mode"
+
+
+class BertTokenizer(tf.Module):
+    """BERT tokenization: normalize, split into words, split words into WordPiece ids.
+
+    A drop-in for `tensorflow_text.BertTokenizer` (`compat="tf_text"`) or for
+    Hugging Face `tokenizers` BERT (`compat="hf"`), giving the peer's ids
+    exactly, built from core TensorFlow ops only (it runs in `tf.function`,
+    `tf.data` and SavedModels without tensorflow_text).
+
+    Shape transformation: `[...] => [..., words, pieces]`. Offsets are int64
+    byte offsets into the original strings (`offsets="original"`, like
+    Hugging Face), or into the normalized strings (`offsets="normalized"`,
+    what tensorflow_text.BertTokenizer returns).
+
+    Args:
+      vocab: vocab.txt path (line n is id n), list of tokens, or a
+        `tf.lookup.StaticHashTable` with dense ids.
+      compat: `"tf_text"` or `"hf"`: whose normalization and splitting rules to follow.
+        Defaults to `"tf_text"`.
+      lower_case: case-fold and strip accents (tf_text: NFKC_Casefold + NFD - Mn;
+        hf: BertNormalizer lowercase, strip_accents following it). Defaults to `False`.
+      token_out_type: `tf.int64` ids or `tf.string` pieces. Defaults to `tf.int64`.
+      unknown_token: token for unknown words. None (compat="tf_text" only):
+        an unknown word is its own piece, its id from the vocabulary's table
+        (with a `tf.lookup.StaticVocabularyTable`, an OOV bucket), as in
+        tensorflow_text; see `WordpieceTokenizer` (a word with invalid UTF-8
+        is its text with U+FFFD, not tensorflow_text's raw bytes, so its
+        bucket differs). Defaults to `"[UNK]"`.
+      suffix_indicator: prefix of non-initial pieces. Defaults to `"##"`.
+      max_bytes_per_word: longer words (UTF-8 bytes) are unknown. Defaults to
+        `100` for tf_text, no limit for hf.
+      max_input_chars_per_word: longer words (code points) are unknown.
+        Defaults to `100` for hf, no limit for tf_text.
+      max_chars_per_token: the longest piece tried, in code points without
+        the suffix indicator, as in tensorflow_text (with `trea` and `tread`
+        in the vocabulary and 4, `treadness` gives `trea ##d ##ness`); None or
+        0 for no limit (compat="tf_text" only). Defaults to None.
+      keep_whitespace, normalization_form, preserve_unused_token, split_unknown_characters:
+        tensorflow_text's options (compat="tf_text" only); normalization_form
+        may be None, "NFD", "NFKD", "NFC" or "NFKC" (with lower_case=False;
+        NFC and NFKC compose across code points, canonical reordering
+        included, see `tf_wordpiece.bert.composition`); split_unknown_characters:
+        see `WordpieceTokenizer`.
+      clean_text, handle_chinese_chars, strip_accents: Hugging Face
+        BertNormalizer options (compat="hf" only); they default to `True`,
+        `True` and `None` (follow `lower_case`).
+      special_tokens: added tokens (str, or `AddedToken` for an id outside the
+        vocabulary and Hugging Face's flags) matched as written in the raw text
+        before normalization, each one id. Defaults to the BERT specials present
+        in the vocabulary for hf, none for tf_text (tensorflow_text splits `[MASK]`).
+      post_processor: the `encode` template, truncation and padding tokens.
+        Defaults to BERT's `[CLS] $A [SEP]` / `[CLS] $A [SEP] $B:1 [SEP]:1`
+        when the vocabulary has `[CLS]` and `[SEP]`.
+      decoder: Hugging Face's WordPiece decoder settings for `decode`; None
+        joins tokens with spaces. Defaults to `WordPieceDecoder(suffix_indicator, cleanup=True)`.
+      offsets: `"original"` or `"normalized"`. With `"normalized"`, the
+        unknown token of a word over `max_bytes_per_word` ends, as in
+        tensorflow_text, len(unknown_token) bytes past the word's start; with
+        `"original"` it ends at the word's end. Defaults to `"original"`.
+      algorithm: the WordPiece matcher, `"linmaxmatch"` or `"maxmatch"` (same
+        ids; see `WordpieceTokenizer`). Defaults to `"maxmatch"`.
+      parallel_shards: inside a graph, the batch is cut into this many slices
+        tokenized by independent subgraphs that TensorFlow runs in parallel
+        (results are identical; 1 turns it off). Defaults to `2`.
+
+    >>> tok = BertTokenizer(["[UNK]", "hello", "world", "!", "##s"], lower_case=True)
+    >>> tok.tokenize(["Hello worlds!"]).to_list()
+    [[[1], [2, 4], [3]]]
+    >>> pieces, begin, end = tok.tokenize_with_offsets(["Hello worlds!"])
+    >>> begin.to_list(), end.to_list()
+    ([[[0], [6, 11], [12]]], [[[5], [11, 12], [13]]])
+    """
+
+    def __init__(
+        self,
+        vocab: VocabLike,
+        *,
+        compat: str = "tf_text",
+        lower_case: bool = False,
+        token_out_type: tf.DType = tf.int64,
+        unknown_token: str | None = "[UNK]",
+        suffix_indicator: str = "##",
+        max_bytes_per_word=_DEFAULT,
+        max_input_chars_per_word=_DEFAULT,
+        max_chars_per_token: int | None = None,
+        keep_whitespace: bool = False,
+        normalization_form: str | None = None,
+        preserve_unused_token: bool = False,
+        split_unknown_characters: bool = False,
+        clean_text: bool | None = None,
+        handle_chinese_chars: bool | None = None,
+        strip_accents: bool | None = None,
+        special_tokens: Sequence[str | AddedToken] | None = None,
+        post_processor: TemplateProcessing | None = None,
+        decoder: WordPieceDecoder | None = _DEFAULT,
+        offsets: str = "original",
+        parallel_shards: int = 2,
+        algorithm: str = "maxmatch",
+    ):
+        super().__init__()
+        _check_choice("compat", compat, COMPAT_MODES)
+        _check_choice("offsets", offsets, OFFSET_MODES)
+        _check_choice("normalization_form", normalization_form, normalizers.NORMALIZATION_FORMS)
+        if compat == "hf" and unknown_token is None:
+            raise ValueError("unknown_token: None is only for compat='tf_text' (Hugging Face's WordPiece needs one); "
+                             "pass a token of the vocabulary")
+        if compat == "tf_text":
+            _only_for("hf", clean_text=clean_text, handle_chinese_chars=handle_chinese_chars, strip_accents=strip_accents)
+            check_tf_text_normalization(normalization_form, lower_case=lower_case)
+            normalizer = normalizers.tf_text_normalizer(lower_case=lower_case, normalization_form=normalization_form)
+            pre_tokenizer = pre_tokenizers.tf_text_pre_tokenizer(keep_whitespace=keep_whitespace)
+            byte_limit, char_limit = 100, None
+        else:
+            _only_for("tf_text", keep_whitespace=keep_whitespace, normalization_form=normalization_form,
+                      preserve_unused_token=preserve_unused_token, max_chars_per_token=max_chars_per_token,
+                      split_unknown_characters=split_unknown_characters)
+            normalizer = normalizers.hf_normalizer(
+                clean_text=True if clean_text is None else clean_text,
+                strip_accents=lower_case if strip_accents is None else strip_accents,
+                lowercase=lower_case,
+            )
+            pre_tokenizer = pre_tokenizers.hf_pre_tokenizer(
+                handle_chinese_chars=True if handle_chinese_chars is None else handle_chinese_chars
+            )
+            byte_limit, char_limit = None, 100
+        self.vocab = Vocab(vocab, required=[unknown_token]) if isinstance(unknown_token, str) else Vocab(vocab)
+        if special_tokens is None:
+            special_tokens = [t for t in HF_SPECIAL_TOKENS if self.vocab.id_of(t) >= 0] if compat == "hf" else []
+        self.added_tokens = self._resolve_added_tokens(special_tokens)
+        special_tokens = [t.content for t in self.added_tokens]
+        if not isinstance(parallel_shards, int) or parallel_shards < 1:
+            raise ValueError(f"parallel_shards: expected an int >= 1, got {parallel_shards!r}")
+        self.parallel_shards = parallel_shards
+        self.compat = compat
+        self.offsets = offsets
+        self.special_tokens = list(special_tokens)
+        self._special_ids = tf.constant([t.id for t in self.added_tokens] or [0], tf.int64)
+        # Kept for save(): the options as given (None = "follow lower_case" for strip_accents).
+        self.options = dict(lower_case=lower_case, clean_text=clean_text, handle_chinese_chars=handle_chinese_chars,
+                            strip_accents=strip_accents)
+        self.basic_tokenizer = BasicTokenizer(
+            normalizer, pre_tokenizer, added_tokens=AddedTokens(self.added_tokens),
+            preserve_unused_token=preserve_unused_token,
+            invalid_utf8="keep" if compat == "tf_text" else "replace",
+            scalar_as_batch=compat == "tf_text",
+        )
+        self.wordpiece_tokenizer = WordpieceTokenizer(
+            self.vocab,
+            suffix_indicator=suffix_indicator,
+            max_bytes_per_word=byte_limit if max_bytes_per_word is _DEFAULT else max_bytes_per_word,
+            max_chars_per_word=char_limit if max_input_chars_per_word is _DEFAULT else max_input_chars_per_word,
+            max_chars_per_token=max_chars_per_token,
+            token_out_type=token_out_type,
+            unknown_token=unknown_token,
+            split_unknown_characters=split_unknown_characters,
+            algorithm=algorithm,
+        )
+        # Whether each distinct space-separated chunk of a batch can be tokenized once (exact; see space_chunks).
+        self._by_chunks = space_chunks.words_never_span_spaces(self.basic_tokenizer) and (
+            offsets == "original" or not (self.added_tokens or self.basic_tokenizer.normalizer.compose))
+        self.post_processor = post_processor if post_processor is not None else self._bert_template()
+        self.decoder = WordPieceDecoder(suffix_indicator, True) if decoder is _DEFAULT else decoder
+        self._decode_tokens, self._decode_special = self._decode_tables()
+
+    def _resolve_added_tokens(self, tokens) -> list[AddedToken]:
+        resolved = []
+        for token in tokens:
+            token = token if isinstance(token, AddedToken) else AddedToken(token)
+            if token.id is None:
+                if self.vocab.id_of(token.content) < 0:
+                    raise ValueError(
+                        f"special_tokens: {token.content!r} is not in the {self.vocab.source}; add it to the "
+                        "vocabulary or pass AddedToken(content, id=...)"
+                    )
+                token = dataclasses.replace(token, id=self.vocab.id_of(token.content))
+            elif token.id < 0:
+                raise ValueError(f"special_tokens: {token.content!r} has a negative id {token.id}")
+            resolved.append(token)
+        return resolved
+
+    def _bert_template(self) -> TemplateProcessing | None:
+        ids = {t.content: t.id for t in self.added_tokens}
+        cls_id, sep_id = (ids.get(t, self.vocab.id_of(t)) for t in ("[CLS]", "[SEP]"))
+        if cls_id < 0 or sep_id < 0:
+            return None
+        pad_id = ids.get("[PAD]", self.vocab.id_of("[PAD]"))
+        return TemplateProcessing.bert(cls_id=cls_id, sep_id=sep_id, pad_id=max(pad_id, 0))
+
+    def _decode_tables(self) -> tuple[tf.Tensor, tf.Tensor]:
+        """Each id's token (added tokens first, "" for ids with none) and whether it is special."""
+        size = max([len(self.vocab)] + [t.id + 1 for t in self.added_tokens])
+        tokens = self.vocab.tokens + [""] * (size - len(self.vocab))
+        special = [False] * size
+        specials = {t.content for t in self.added_tokens if t.special}
+        for t in self.added_tokens:
+            # Like tokenizers: a normalized=True token decodes to its normalized form, special if that is a special's content.
+            text = self.basic_tokenizer.hf_normalized(t.content) if t.normalized else t.content
+            tokens[t.id], special[t.id] = text, text in specials
+        with tf.init_scope():
+            return tf.constant(tokens, tf.string), tf.constant(special, tf.bool)
+
+    @classmethod
+    def from_tokenizer_json(cls, path: str | os.PathLike, **overrides) -> "BertTokenizer":
+        """Builds a compat="hf" tokenizer from a Hugging Face tokenizer.json (BERT family).
+
+        Normalizer, pre-tokenizer, WordPiece model, added tokens (with their
+        flags), template post-processor, decoder and padding token are read;
+        any component tf_wordpiece cannot reproduce is a ValueError naming it.
+        `overrides` are BertTokenizer options that replace the file's.
+        """
+        from tf_wordpiece.hf_json import bert_kwargs_from_tokenizer_json
+
+        kwargs = bert_kwargs_from_tokenizer_json(path)
+        kwargs.update(overrides)
+        try:
+            return cls(kwargs.pop("vocab"), **kwargs)
+        except ValueError as e:  # e.g. an unk_token not in the vocabulary: say which file
+            raise ValueError(f"{os.fspath(path)!r}: {e}") from None
+
+    @classmethod
+    def from_vocab(cls, path: str | os.PathLike, *, lower_case: bool = True, **options) -> "BertTokenizer":
+        """A compat="hf" tokenizer from a vocab.txt, with BERT's template and decoder (uncased by default).
+
+        Same as `BertTokenizer(path, compat="hf", lower_case=lower_case, **options)`.
+        """
+        return cls(path, compat="hf", lower_case=lower_case, **options)
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Writes a Hugging Face tokenizer.json (atomically) that `tokenizers.Tokenizer.from_file` loads.
+
+        Only compat="hf" tokenizers can be written (tokenizer.json cannot express
+        tensorflow_text's normalization).
+        """
+        from tf_wordpiece.hf_json import write_tokenizer_json
+
+        write_tokenizer_json(self, path)
+
+    def encode(
+        self,
+        texts,
+        pairs=None,
+        *,
+        add_special_tokens: bool = True,
+        truncation: bool | str | None = None,
+        max_length: int | None = None,
+        padding: bool | str | None = None,
+        pad_to_multiple_of: int | None = None,
+        is_pretokenized: bool = False,
+    ) -> Encoding:
+        """Model inputs, like Hugging Face's `Tokenizer.encode_batch`: template, truncation, padding.
+
+        Args:
+          texts: string [batch] (or a scalar, which drops the batch axis); with
+            `is_pretokenized`, words [batch, (words)] (ragged, dense or Python
+            lists; one list of words [words] drops the batch axis).
+          pairs: optional string [batch], the second segment of each input
+            (words [batch, (words)] with `is_pretokenized`).
+          add_special_tokens: apply the template's special tokens. Defaults to True.
+          truncation: None (off), True or "longest_first", "only_first",
+            "only_second"; counts the template's tokens toward `max_length`.
+          max_length: the length to truncate (and pad, with padding="max_length") to.
+          padding: None (off, ragged outputs), True or "longest" (the batch's
+            longest row), or "max_length"; right side, with the pad id and type id.
+          pad_to_multiple_of: round the padded length up to a multiple of this.
+          is_pretokenized: the inputs are already split into words, as
+            tokenizers' `is_pretokenized=True`: each word is normalized and
+            split on its own (`"world!"` still gives `world`, `!`), `word_ids`
+            are the input words' indices and offsets are bytes into each word.
+            Defaults to False.
+
+        Returns:
+          `Encoding(ids, type_ids, attention_mask, offsets,
+          special_tokens_mask, word_ids, sequence_ids)`: int64 ragged
+          [batch, tokens] (dense [batch, length] when padding), offsets
+          [batch, tokens, 2] byte offsets (begin, end) into the token's own
+          string, (0, 0) for special and padding tokens. As in tokenizers,
+          `special_tokens_mask` is 1 for the template's tokens and padding,
+          `word_ids` is each token's word in its text and `sequence_ids` its
+          text (0 or 1), both -1 (tokenizers' None) for special and padding tokens.
+
+        >>> tok = BertTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "world"], compat="hf", lower_case=True)
+        >>> enc = tok.encode(["Hello", "hello world"], ["World", "world"], padding=True)
+        >>> enc.ids.numpy().tolist()
+        [[2, 4, 3, 5, 3, 0], [2, 4, 5, 3, 5, 3]]
+        >>> enc.type_ids.numpy().tolist()
+        [[0, 0, 0, 1, 1, 0], [0, 0, 0, 0, 1, 1]]
+        >>> enc.word_ids.numpy().tolist(), enc.sequence_ids.numpy().tolist()
+        ([[-1, 0, -1, 0, -1, -1], [-1, 0, 1, -1, 0, -1]], [[-1, 0, -1, 1, -1, -1], [-1, 0, 0, -1, 1, -1]])
+        >>> enc.special_tokens_mask.numpy().tolist()
+        [[1, 0, 1, 0, 1, 1], [1, 0, 0, 1, 0, 1]]
+        >>> enc = tok.encode([["Hello", "world!"]], is_pretokenized=True)
+        >>> enc.ids.to_list(), enc.word_ids.to_list(), enc.offsets.to_list()
+        ([[2, 4, 5, 1, 3]], [[-1, 0, 1, 1, -1]], [[[0, 0], [0, 5], [0, 5], [5, 6], [0, 0]]])
+        """
+        if self.post_processor is None:
+            raise ValueError(
+                "post_processor: the vocabulary lacks [CLS] or [SEP], so there is no default template; "
+                "pass post_processor=TemplateProcessing(...)"
+            )
+        if self.wordpiece_tokenizer.token_out_type == tf.string:
+            raise ValueError("token_out_type: encode returns ids; build the tokenizer with token_out_type=tf.int64")
+        truncation, padding = check_encode_options(
+            self.post_processor, is_pair=pairs is not None, add_special_tokens=add_special_tokens,
+            truncation=truncation, max_length=max_length, padding=padding, pad_to_multiple_of=pad_to_multiple_of,
+        )
+        as_batch = _as_word_batch if is_pretokenized else _as_batch
+        texts, scalar = as_batch(texts, "texts")
+        strings = texts
+        if pairs is not None:
+            pairs, pair_scalar = as_batch(pairs, "pairs")
+            if pair_scalar != scalar:
+                raise ValueError("pairs: must have the same shape as texts (both scalars or both [batch])")
+            strings = tf.concat([texts, pairs], axis=0)
+        pieces = self._encode_pieces(strings, is_pretokenized)  # [n, words, pieces]
+        ids, begin, end, word = (t.merge_dims(1, 2) for t in (*pieces, _word_indices(pieces[0])))
+        segments = Segment(tf.cast(ids, tf.int64), begin, end, word)
+        first = second = segments
+        if pairs is not None:
+            size = texts.nrows() if is_pretokenized else tf.shape(texts, out_type=tf.int64)[0]
+            first, second = (Segment(*(t[a:b] for t in segments)) for a, b in ((0, size), (size, 2 * size)))
+        else:
+            second = None
+        encoding = self.post_processor.process(
+            first, second, add_special_tokens=add_special_tokens, truncation=truncation,
+            max_length=max_length, padding=padding, pad_to_multiple_of=pad_to_multiple_of,
+        )
+        return Encoding(*(t[0] for t in encoding)) if scalar else encoding
+
+    def _encode_pieces(self, strings, is_pretokenized: bool) -> tuple:
+        """string [n] -> (ids, begin, end) [n, words, pieces]; words [n, (words)] -> the same, each input word
+        tokenized as a string of its own (offsets into it) and its pieces gathered as one word."""
+        if not is_pretokenized:
+            return self._flat_tokenize_with_offsets(strings)
+        per_word = self._flat_tokenize_with_offsets(strings.flat_values)  # [input words, words, pieces]
+        return tuple(strings.with_flat_values(t.merge_dims(1, 2)) for t in per_word)
+
+    def decode(self, ids, *, skip_special_tokens: bool = True, clean_up_tokenization_spaces: bool = False) -> tf.Tensor:
+        """ids int [batch, tokens] (dense or ragged) -> string [batch], like HF's `Tokenizer.decode_batch`;
+        ids int [tokens] (or a Python list of int) -> a string scalar, like HF's `Tokenizer.decode`.
+
+        The WordPiece decoder's cleanup is applied per token, as tokenizers does
+        (`"l ' eure"` stays spaced); `clean_up_tokenization_spaces=True` also
+        applies transformers' whole-string `clean_up_tokenization`. Ids with no
+        token are skipped.
+
+        >>> tok = BertTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "##s", "!"], compat="hf")
+        >>> tok.decode([[2, 4, 5, 6, 3, 0]]).numpy().tolist()
+        [b'hellos!']
+        >>> tok.decode([[2, 4, 6]], skip_special_tokens=False).numpy().tolist()
+        [b'[CLS] hello!']
+        >>> tok.decode([4, 5]).numpy()
+        b'hellos'
+        """
+        ids = as_ids(ids, "ids")
+        if ids.shape.rank == 1:
+            return self.decode(ids[None], skip_special_tokens=skip_special_tokens,
+                               clean_up_tokenization_spaces=clean_up_tokenization_spaces)[0]
+        prefix = None if self.decoder is None else self.decoder.prefix
+        cleanup = self.decoder is not None and self.decoder.cleanup
+        return hf_wordpiece_decode(
+            ids, self._decode_tokens, self._decode_special, prefix=prefix, cleanup=cleanup,
+            skip_special_tokens=skip_special_tokens, clean_up_tokenization_spaces=clean_up_tokenization_spaces,
+        )
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    def tokenize(self, strings) -> tf.RaggedTensor:
+        """string [...] -> [..., words, pieces] of ids (or strings, per token_out_type).
+
+        A scalar string gives [1, words, pieces] with compat="tf_text" (as
+        tensorflow_text.BertTokenizer does) and [words, pieces] with compat="hf".
+
+        >>> BertTokenizer(["[UNK]", "hi"]).tokenize("hi hi").to_list()
+        [[[1], [1]]]
+        >>> BertTokenizer(["[UNK]", "hi"], compat="hf").tokenize("hi hi").to_list()
+        [[1], [1]]
+        """
+        return self.tokenize_with_offsets(strings)[0]
+
+    def tokenize_with_offsets(self, strings):
+        """string [...] -> (pieces, begin, end), each [..., words, pieces]; int64 byte offsets.
+
+        Scalars as in `tokenize`.
+        """
+        if self.compat == "tf_text":
+            strings = scalar_as_batch(strings, "strings")
+        return map_over_strings(strings, "strings", self._flat_tokenize_with_offsets)
+
+    def _flat_tokenize_with_offsets(self, flat: tf.Tensor) -> tuple:
+        if not self._by_chunks:
+            return self._tokenize_in_shards(flat)
+        # Each distinct chunk once, over the whole batch (more repeats than per shard).
+        chunks = space_chunks.cut_at_spaces(flat)
+        outputs = self._tokenize_in_shards(chunks.unique)
+        if self.offsets == "original":
+            lengths = tf.strings.length(chunks.unique)
+        else:
+            lengths = space_chunks.normalized_lengths(chunks.unique, self.basic_tokenizer)
+        lengths = tf.gather(tf.cast(lengths, tf.int64), chunks.occurrence)
+        return space_chunks.scatter_to_chunks(outputs, chunks, space_chunks.chunk_starts(lengths, chunks.row_splits))
+
+    def _tokenize_in_shards(self, flat: tf.Tensor) -> tuple:
+        shards = 1 if tf.executing_eagerly() else self.parallel_shards
+        if shards == 1:
+            return self._tokenize_shard(flat)
+        # Independent copies of the graph over slices of the batch: TensorFlow
+        # runs them side by side, which hides the fixed cost of each small op.
+        size = tf.size(flat)
+        bounds = [size * i // shards for i in range(shards + 1)]
+        outputs = [self._tokenize_shard(flat[bounds[i] : bounds[i + 1]]) for i in range(shards)]
+        return tuple(tf.concat(parts, axis=0) for parts in zip(*outputs))
+
+    def _tokenize_shard(self, flat: tf.Tensor) -> tuple:
+        words = self.basic_tokenizer.split(flat)
+        forced = None
+        if self.special_tokens:
+            forced = tf.where(words.added >= 0, tf.gather(self._special_ids, tf.maximum(words.added, 0)), -1)
+        pieces = self.wordpiece_tokenizer.tokenize_flat(words.text, forced, n_chars=words.begin.row_lengths())
+        if self.offsets == "original":
+            char_begin, char_end = words.begin, words.end
+        else:
+            char_begin, char_end = words.normalized_begin, words.normalized_end
+        begin = gather_in_rows(char_begin, pieces.begin)
+        end = gather_in_rows(char_end, pieces.end - 1)
+        if self.offsets == "normalized" and self.wordpiece_tokenizer.unknown_token is not None:
+            # tensorflow_text ends a too-long word's [UNK] at len(unknown_token) past its start.
+            unknown_length = len(self.wordpiece_tokenizer.unknown_token.encode("utf-8"))
+            too_long = tf.gather(pieces.over_byte_limit, end.value_rowids())
+            end = end.with_flat_values(tf.where(too_long, begin.flat_values + unknown_length, end.flat_values))
+        ids = self.wordpiece_tokenizer.to_output_type(pieces.ids, pieces.text)
+        nrows = tf.size(flat, out_type=tf.int64)
+        splits = rows_to_splits(words.row, nrows)
+        return tuple(tf.RaggedTensor.from_row_splits(t, splits, validate=False) for t in (ids, begin, end))
+
+    def detokenize(self, token_ids) -> tf.RaggedTensor:
+        """ids [..., pieces] (or [..., words, pieces]) -> words [..., words], like tensorflow_text."""
+        return self.wordpiece_tokenizer.detokenize(token_ids)
+
+
+def _word_indices(pieces: tf.RaggedTensor) -> tf.RaggedTensor:
+    """[n, words, pieces] -> int64 [n, words, pieces]: each piece's word index in its string."""
+    words = pieces.values  # [all words, pieces]
+    _, position = rows_and_positions(pieces.row_lengths(), out_type=tf.int64)
+    return pieces.with_values(words.with_values(tf.gather(position, words.value_rowids())))
+
+
+def _as_batch(values, name: str) -> tuple[tf.Tensor, bool]:
+    """string [batch] or scalar -> (string [batch], whether it was a scalar)."""
+    strings = as_strings(values, name)
+    if isinstance(strings, tf.RaggedTensor) or strings.shape.rank not in (0, 1):
+        raise ValueError(f"{name}: expected a scalar or a [batch] of strings, got shape {strings.shape}")
+    if strings.shape.rank == 0:
+        return strings[None], True
+    return strings, False
+
+
+def _as_word_batch(values, name: str) -> tuple[tf.RaggedTensor, bool]:
+    """words [batch, (words)] (ragged, dense or Python lists) or one example's [words] ->
+    (string RaggedTensor [batch, (words)] with int64 row_splits, whether it was one example)."""
+    if isinstance(values, (list, tuple)) and any(isinstance(v, (list, tuple)) for v in values):
+        try:
+            values = tf.ragged.constant(values, dtype=tf.string, ragged_rank=1)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{name}: expected lists of words (str or bytes) with is_pretokenized=True: {e}") from None
+    elif isinstance(values, (list, tuple)) and not values:
+        values = tf.constant([], tf.string)
+    words = as_strings(values, name)
+    rank = words.shape.rank
+    if rank not in (1, 2) or (isinstance(words, tf.RaggedTensor) and words.ragged_rank != 1):
+        raise ValueError(f"{name}: with is_pretokenized=True expected words [words] or [batch, (words)], got shape "
+                         f"{words.shape}; pass a list of words per input")
+    if rank == 1:
+        return tf.RaggedTensor.from_tensor(words[None]).with_row_splits_dtype(tf.int64), True
+    if not isinstance(words, tf.RaggedTensor):
+        words = tf.RaggedTensor.from_tensor(words)
+    return words.with_row_splits_dtype(tf.int64), False
+
+
+def _check_choice(name: str, value, choices) -> None:
+    if value not in choices:
+        raise ValueError(f"{name}: expected one of {list(choices)}, got {value!r}")
+
+
+def _only_for(mode: str, **options) -> None:
+    given = {k: v for k, v in options.items() if v not in (None, False)}
+    if given:
+        raise ValueError(f"{', '.join(f'{k}={v!r}' for k, v in given.items())}: only for compat={mode!r}; drop it or pass compat={mode!r}")

@@ -1,0 +1,401 @@
+"""WordPiece: greedy longest-match-first splitting of words into vocabulary pieces.
+
+Shape transformation: `[..., words] => [..., words, pieces]`. Offsets are in
+bytes, relative to the start of each word.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import tensorflow as tf
+
+from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.chains import follow
+from tf_wordpiece.bert.linmaxmatch import LinMaxMatcher
+from tf_wordpiece.shapes import gather_in_rows, map_over_strings, rows_and_positions
+from tf_wordpiece.vocab import Vocab, VocabLike
+
+# A byte no UTF-8 text contains (0xFF is never valid UTF-8): it prefixes dedup keys
+# of forced words and marks initial pieces in the piece table.
+_MARK = b"\xff"
+ALGORITHMS = ("linmaxmatch", "maxmatch")
+
+
+class Pieces(NamedTuple):
+    """Pieces of a flat batch of words, each a RaggedTensor [words, pieces].
+
+    ids: int64 ids. begin, end: int32 character (code point) indices in the word.
+    byte_begin, byte_end: int32 byte offsets in the word.
+    over_byte_limit: bool [words], words over max_bytes_per_word (tensorflow_text's
+      limit), replaced by the unknown token, which tensorflow_text ends at
+      len(unknown_token) bytes past the word's start.
+    text: string pieces, only when some piece has no vocabulary id
+      (`unknown_token=None`, `split_unknown_characters`); else None.
+    """
+
+    ids: tf.RaggedTensor
+    begin: tf.RaggedTensor
+    end: tf.RaggedTensor
+    byte_begin: tf.RaggedTensor
+    byte_end: tf.RaggedTensor
+    over_byte_limit: tf.Tensor
+    text: tf.RaggedTensor | None = None
+
+
+# Piece ids that stand for text with no vocabulary token (resolved by `_resolve_unknown`).
+_WHOLE_WORD, _UNKNOWN_CHARACTER = -2, -3
+_UNKNOWN_CHARACTER_BITS = 0xFFFFFFFD  # the same in the low 32 bits of a packed (end << 32 | id)
+
+
+class WordpieceTokenizer(tf.Module):
+    """Splits words into the longest vocabulary pieces, left to right.
+
+    Non-initial pieces carry `suffix_indicator`. A word with a position where no
+    piece matches, or longer than the limit, becomes the single unknown token.
+    An empty word has no piece, as in tensorflow_text (even when `""` is in the
+    vocabulary).
+
+    Args:
+      vocab: vocab.txt path (line n is id n), list of tokens, or StaticHashTable.
+      suffix_indicator: prefix of non-initial pieces. Defaults to `"##"`.
+      max_bytes_per_word: words longer than this many UTF-8 bytes are unknown
+        (tensorflow_text's rule). Defaults to `100`; None for no limit.
+      max_chars_per_word: words longer than this many code points are unknown
+        (Hugging Face's `max_input_chars_per_word`). Defaults to None.
+      max_chars_per_token: the longest piece tried, in code points without the
+        suffix indicator (tensorflow_text's option, with its results: with
+        `trea` and `tread` in the vocabulary and a limit of 4, `treadness`
+        gives `trea ##d ##ness`; a whole word longer than the limit is not
+        looked up either). None or 0 for no limit. Defaults to None.
+      token_out_type: `tf.int64` for ids or `tf.string` for piece strings.
+      unknown_token: the token for unknown words; must be in the vocabulary
+        unless it is a StaticVocabularyTable (whose OOV buckets give it an
+        id). None: an unknown word is its own piece, as in tensorflow_text
+        (id: its id in the vocabulary's table, usually an OOV bucket, see
+        `Vocab.lookup`). Defaults to `"[UNK]"`.
+      split_unknown_characters: where no piece matches, emit one character
+        (`unknown_token`, or the character itself when that is None, with the
+        suffix indicator inside a word) and go on, as tensorflow_text does,
+        instead of making the whole word unknown (`algorithm="maxmatch"` only).
+        Defaults to False.
+      algorithm: how words are matched, with identical results: `"maxmatch"`
+        (every candidate piece looked up at once, a fixed number of graph ops;
+        the fastest on ordinary text) or `"linmaxmatch"` (a trie with failure
+        links, time linear in the word length whatever the vocabulary, one
+        loop step per character; see `tf_wordpiece.bert.linmaxmatch`). Defaults to
+        `"maxmatch"`.
+
+    >>> wp = WordpieceTokenizer(["[UNK]", "un", "##aff", "##able"], token_out_type=tf.string)
+    >>> wp.tokenize(tf.constant(["unaffable", "xyz", ""])).to_list()
+    [[b'un', b'##aff', b'##able'], [b'[UNK]'], []]
+    """
+
+    def __init__(
+        self,
+        vocab: VocabLike | Vocab,
+        *,
+        suffix_indicator: str = "##",
+        max_bytes_per_word: int | None = 100,
+        max_chars_per_word: int | None = None,
+        max_chars_per_token: int | None = None,
+        token_out_type: tf.DType = tf.int64,
+        unknown_token: str | None = "[UNK]",
+        split_unknown_characters: bool = False,
+        algorithm: str = "maxmatch",
+    ):
+        super().__init__()
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm: expected one of {list(ALGORITHMS)}, got {algorithm!r}")
+        if token_out_type not in (tf.int64, tf.int32, tf.string):
+            raise TypeError(f"token_out_type: expected tf.int64, tf.int32 or tf.string, got {token_out_type!r}")
+        if unknown_token is not None and (not isinstance(unknown_token, str) or not unknown_token):
+            raise ValueError(f"unknown_token: expected a non-empty str in the vocabulary or None, got {unknown_token!r}")
+        if split_unknown_characters and algorithm != "maxmatch":
+            raise ValueError(f"split_unknown_characters: True needs algorithm='maxmatch', got algorithm={algorithm!r}")
+        for name, limit in (("max_bytes_per_word", max_bytes_per_word), ("max_chars_per_word", max_chars_per_word),
+                            ("max_chars_per_token", max_chars_per_token)):
+            if limit is not None and (not isinstance(limit, int) or limit < 0):
+                raise ValueError(f"{name}: expected a non-negative int or None, got {limit!r}")
+        required = [] if unknown_token is None else [unknown_token]
+        self.vocab = vocab if isinstance(vocab, Vocab) else Vocab(vocab, required=required)
+        oov_table = isinstance(vocab, tf.lookup.StaticVocabularyTable) and self.vocab.num_oov_buckets > 0
+        if unknown_token is not None and self.vocab.id_of(unknown_token) < 0 and not oov_table:
+            raise ValueError(f"unknown_token: {unknown_token!r} is not in the {self.vocab.source}; add it or pass another")
+        self.suffix_indicator = suffix_indicator
+        self.max_bytes_per_word = max_bytes_per_word
+        self.max_chars_per_word = max_chars_per_word
+        self.max_chars_per_token = max_chars_per_token or None  # 0 is no limit, as in tensorflow_text
+        self.token_out_type = token_out_type
+        self.unknown_token = unknown_token
+        self.split_unknown_characters = split_unknown_characters
+        self.unknown_id = _WHOLE_WORD if unknown_token is None else self.vocab.id_of(unknown_token)
+        # Pieces without a vocabulary id need their text (a slower path, off by default).
+        self._needs_text = unknown_token is None or split_unknown_characters or self.unknown_id < 0
+        if self.unknown_id < 0 and unknown_token is not None:  # an OOV bucket's id, as tensorflow_text looks it up
+            with tf.init_scope():
+                self.unknown_id = int(self.vocab.lookup(tf.constant([unknown_token]))[0])
+        self.algorithm = algorithm
+        if algorithm == "linmaxmatch":
+            self._matcher = LinMaxMatcher(self.vocab.tokens, suffix_indicator=suffix_indicator,
+                                          max_piece_chars=self.max_chars_per_token)
+        else:
+            self._piece_table = _piece_table(self.vocab.tokens, suffix_indicator, self.max_chars_per_token)
+            self._longest_from = _longest_piece_from(self.vocab.tokens, suffix_indicator, self.max_chars_per_token)
+
+    def tokenize(self, words) -> tf.RaggedTensor:
+        """string [..., words] -> [..., words, pieces] of ids or strings."""
+        return self.tokenize_with_offsets(words)[0]
+
+    def tokenize_with_offsets(self, words):
+        """string [..., words] -> (pieces, begin, end), int64 byte offsets within each word.
+
+        Like tensorflow_text's WordpieceTokenizer, the unknown token of a word
+        over `max_bytes_per_word` ends at len(unknown_token) bytes (not at the
+        word's end, as for a word over `max_chars_per_word`, Hugging Face's limit).
+
+        >>> wp = WordpieceTokenizer(["[UNK]", "a", "##b"], max_bytes_per_word=3, token_out_type=tf.string)
+        >>> [t.to_list() for t in wp.tokenize_with_offsets(["ab", "abbbb"])]
+        [[[b'a', b'##b'], [b'[UNK]']], [[0, 1], [0]], [[1, 2], [5]]]
+        """
+
+        def flat_tokenize(flat):
+            pieces = self.tokenize_flat(flat)
+            return self.to_output_type(pieces.ids, pieces.text), pieces.byte_begin, self._unknown_ends(pieces)
+
+        return map_over_strings(words, "words", flat_tokenize)
+
+    def _unknown_ends(self, pieces: Pieces) -> tf.RaggedTensor:
+        """Byte ends, with tensorflow_text's len(unknown_token) for words over the byte limit."""
+        if self.max_bytes_per_word is None or self.unknown_token is None:  # None: the word, to its end
+            return pieces.byte_end
+        over = tf.gather(pieces.over_byte_limit, pieces.byte_end.value_rowids())
+        unknown_length = len(self.unknown_token.encode("utf-8"))
+        return pieces.byte_end.with_flat_values(tf.where(over, unknown_length, pieces.byte_end.flat_values))
+
+    def to_output_type(self, ids: tf.RaggedTensor, text: tf.RaggedTensor | None = None) -> tf.RaggedTensor:
+        """Piece ids -> token_out_type (`text`: the pieces' strings when `Pieces.text` has them)."""
+        if self.token_out_type == tf.string:
+            if text is not None:
+                return text
+            return tf.ragged.map_flat_values(tf.gather, self.vocab.token_tensor, ids)
+        return tf.cast(ids, self.token_out_type)
+
+    def detokenize(self, token_ids) -> tf.RaggedTensor:
+        """ids [..., pieces] -> strings [..., words]: pieces joined, suffixes glued on.
+
+        Like tensorflow_text: ids at or past the vocabulary size become the
+        unknown token (`"[UNK]"` when it is None).
+        """
+        from tf_wordpiece.bert.decoders import wordpiece_detokenize
+
+        unknown = "[UNK]" if self.unknown_token is None else self.unknown_token
+        return wordpiece_detokenize(token_ids, self.vocab.token_tensor, self.suffix_indicator, unknown)
+
+    def tokenize_flat(self, words: tf.Tensor, forced_ids: tf.Tensor | None = None,
+                      n_chars: tf.Tensor | None = None) -> Pieces:
+        """The core: words string [n] -> Pieces.
+
+        `forced_ids` (int64 [n], -1 for none) gives words that are one known
+        piece already (matched added tokens). `n_chars` (int [n]) is each
+        word's number of code points when the caller knows it (BertTokenizer
+        does), which spares decoding the words when no byte offsets are asked for.
+        """
+        if forced_ids is None:
+            unique_words, index = tf.unique(words)
+            forced = None
+        else:
+
+            def keys():  # forced words are few: only these need a key of their own
+                forced_at = tf.where(forced_ids >= 0)
+                forced_keys = tf.strings.join([_MARK, tf.strings.as_string(tf.gather_nd(forced_ids, forced_at))])
+                return tf.tensor_scatter_nd_update(words, forced_at, forced_keys)
+
+            unique_keys, index = tf.unique(tf.cond(tf.reduce_any(forced_ids >= 0), keys, lambda: words))
+            first = tf.math.unsorted_segment_min(tf.range(tf.size(words)), index, tf.size(unique_keys))
+            unique_words, forced = tf.gather(words, first), tf.gather(forced_ids, first)
+        if n_chars is not None:  # equal words have equal counts
+            n_chars = tf.math.unsorted_segment_max(tf.cast(n_chars, tf.int32), index, tf.size(unique_words))
+        pieces = self._tokenize_unique(unique_words, forced, n_chars)
+        if self._needs_text:
+            pieces = self._resolve_unknown(unique_words, pieces)
+        return Pieces(*(None if t is None else tf.gather(t, index) for t in pieces))
+
+    def _resolve_unknown(self, words: tf.Tensor, pieces: Pieces) -> Pieces:
+        """Text and ids of pieces with no vocabulary token, as tensorflow_text makes them: the
+        whole word, or an unknown character (`unknown_token` or the character, after the suffix
+        indicator inside a word); ids by `Vocab.lookup` (OOV buckets)."""
+        ids = pieces.ids.flat_values
+        begin, end = pieces.byte_begin.flat_values, pieces.byte_end.flat_values
+        word = tf.gather(words, pieces.ids.value_rowids())
+        character = tf.strings.substr(word, begin, end - begin)
+        if self.unknown_token is not None:
+            character = tf.fill(tf.shape(character), self.unknown_token)
+        if self.suffix_indicator:
+            character = tf.where(begin > 0, tf.strings.join([self.suffix_indicator, character]), character)
+        size = len(self.vocab)
+        token = tf.gather(self.vocab.token_tensor, tf.clip_by_value(ids, 0, size - 1))
+        if self.unknown_token is not None:
+            token = tf.where(ids >= size, self.unknown_token, token)  # an OOV bucket's id for unknown_token
+        text = tf.where(ids == _WHOLE_WORD, word, tf.where(ids == _UNKNOWN_CHARACTER, character, token))
+        ids = tf.where(ids < 0, self.vocab.lookup(text), ids)
+        return pieces._replace(ids=pieces.ids.with_flat_values(ids), text=pieces.ids.with_flat_values(text))
+
+    def _tokenize_unique(self, words: tf.Tensor, forced: tf.Tensor | None, n_chars: tf.Tensor | None) -> Pieces:
+        # Character boundaries [w, chars + 1]: decoding each word with one extra
+        # character appended also yields the offset of the word's end.
+        _, bounds = tf.strings.unicode_decode_with_offsets(
+            tf.strings.join([words, "\x00"]), "UTF-8", errors="replace", replacement_char=0xFFFD
+        )
+        bounds = tf.cast(bounds, tf.int32)
+        n_bytes = tf.strings.length(words)
+        if n_chars is None:
+            n_chars = tf.cast(bounds.row_lengths(), tf.int32) - 1
+        over_byte_limit = tf.zeros_like(n_chars, tf.bool)
+        if self.max_bytes_per_word is not None:
+            over_byte_limit = n_bytes > self.max_bytes_per_word
+        too_long = over_byte_limit
+        if self.max_chars_per_word is not None:
+            too_long |= n_chars > self.max_chars_per_word
+        whole = tf.reshape(self.vocab.table.lookup(words), [-1])  # rank 1 for TFLite (its Flex lookup's rank is unknown)
+        if self.max_chars_per_token is not None:  # a longer word is never tried whole
+            whole = tf.where(n_chars <= self.max_chars_per_token, whole, -1)
+        if forced is not None:
+            too_long &= forced < 0
+            over_byte_limit &= forced < 0
+            whole = tf.where(forced >= 0, forced, whole)
+        single = (whole >= 0) | too_long
+        single_id = tf.where((whole >= 0) & ~too_long, whole, self.unknown_id)
+        # An empty word has no piece (tensorflow_text), even when "" is a token; a forced one keeps its id.
+        empty = n_chars == 0
+        if forced is not None:
+            empty &= forced < 0
+
+        todo = tf.cast(tf.reshape(tf.where(~single & (n_chars > 0)), [-1]), tf.int32)
+        match = self._matcher.match if self.algorithm == "linmaxmatch" else self._max_match
+        walk_word, walk_begin, walk_end, walk_ids, failed = match(tf.gather(words, todo), tf.gather(n_chars, todo))
+        as_single = tf.cast(tf.reshape(tf.where(single & ~empty), [-1]), tf.int32)
+        as_single = tf.concat([as_single, tf.boolean_mask(todo, failed)], 0)
+        word_of = tf.concat([as_single, tf.gather(todo, walk_word)], 0)
+        ids = tf.concat([tf.gather(single_id, as_single), walk_ids], 0)
+        begin = tf.concat([tf.zeros_like(as_single), walk_begin], 0)
+        end = tf.concat([tf.gather(n_chars, as_single), walk_end], 0)
+        order = tf.argsort(word_of, stable=True)
+        word_of = tf.gather(word_of, order)
+
+        counts = tf.math.unsorted_segment_sum(tf.ones_like(word_of, tf.int64), word_of, tf.size(words))
+        row_splits = tf.concat([[0], tf.cumsum(counts)], 0)
+
+        def per_word(values):
+            return tf.RaggedTensor.from_row_splits(tf.gather(values, order), row_splits, validate=False)
+
+        begin, end = per_word(begin), per_word(end)
+        return Pieces(per_word(ids), begin, end, gather_in_rows(bounds, begin), gather_in_rows(bounds, end), over_byte_limit)
+
+    def _max_match(self, words: tf.Tensor, n_chars: tf.Tensor):
+        """Greedy longest match for words with at least one character.
+
+        Every candidate piece (start i, end j, no longer than the longest
+        vocabulary piece that starts with character i) is looked up in one
+        batch; then each word follows its longest matches from position 0.
+        Returns the pieces of the words that succeed, flat and in order (word,
+        char begin, char end, id), and failed bool [w].
+        """
+        # All words in one string, each after a marker byte: candidates are cut
+        # from it without copying words, and an initial piece is cut together
+        # with its marker, which is how the piece table keys initial tokens.
+        joined = tf.strings.join([_MARK, tf.strings.reduce_join(words, separator=_MARK), _MARK])
+        code_points, char_starts = tf.strings.unicode_decode_with_offsets(joined, "UTF-8", errors="replace")
+
+        # One segment per (word, start character), in order; in `joined` the
+        # start character of segment s of word w is character s + w + 1.
+        seg_word, seg_start = rows_and_positions(n_chars)
+        seg_char = tf.range(tf.size(seg_word)) + seg_word + 1
+        # Only as many candidates as the longest piece that starts with this
+        # character: most scripts have single-character pieces only.
+        longest = self._longest_from(tf.gather(code_points, seg_char))
+        longest = tf.where(seg_start == 0, longest // _LENGTH_PACK, longest % _LENGTH_PACK)
+        seg_count = tf.minimum(tf.gather(n_chars, seg_word) - seg_start, longest)
+        seg_byte_start = tf.gather(char_starts, seg_char) - tf.cast(seg_start == 0, tf.int64)  # initial: the marker too
+        # Candidate (s, e) is segment s up to character e of `joined`.
+        cand_seg, cand_end = rows_and_positions(seg_count, first=seg_char + 1, out_type=tf.int64)
+        byte_start = tf.gather(seg_byte_start, cand_seg)
+        cand_id = self._piece_table.lookup(
+            tf.strings.substr(joined, byte_start, tf.gather(char_starts, cand_end) - byte_start))
+        # Each segment's longest piece is its largest e << 32 | id (a miss, id -1, makes -1).
+        best = tf.math.unsorted_segment_max(
+            tf.bitwise.bitwise_or(tf.bitwise.left_shift(cand_end, 32), cand_id), cand_seg, tf.size(seg_char))
+        if self.split_unknown_characters:  # no match: the character alone, as an unknown piece
+            unknown = tf.bitwise.bitwise_or(tf.bitwise.left_shift(tf.cast(seg_char, tf.int64) + 1, 32),
+                                            _UNKNOWN_CHARACTER_BITS)
+            best = tf.where(best >= 0, best, unknown)
+        best_end_char = tf.cast(tf.bitwise.right_shift(best, 32), tf.int32)
+
+        # Follow each word's chain of longest matches over nodes (word, position
+        # 0..n): node k is the start of character k + 1 of `joined`.
+        num_nodes = tf.reduce_sum(n_chars + 1)
+        fail = num_nodes  # `follow`'s absorbing node: "no piece matches here"
+        # Word ends jump to themselves. One spare node, sliced off: TFLite's ScatterNd divides by zero on an empty output.
+        jump = tf.tensor_scatter_nd_update(
+            tf.range(num_nodes + 1), seg_char[:, None] - 1, tf.where(best >= 0, best_end_char - 1, fail))[:-1]
+        first_node = tf.cumsum(n_chars + 1, exclusive=True)
+        reached = follow(jump, first_node, num_nodes, tf.reduce_max(tf.concat([n_chars, [0]], 0)))
+        failed = ~tf.gather(reached, first_node + n_chars)
+        piece = tf.reshape(tf.where(tf.gather(reached, seg_char - 1) & ~tf.gather(failed, seg_word)), [-1])
+        piece_start, piece_char = tf.gather(seg_start, piece), tf.gather(seg_char, piece)
+        return (
+            tf.gather(seg_word, piece),
+            piece_start,
+            piece_start + tf.gather(best_end_char, piece) - piece_char,
+            self._piece_ids(tf.bitwise.bitwise_and(tf.gather(best, piece), 0xFFFFFFFF)),
+            failed,
+        )
+
+
+    def _piece_ids(self, low_bits: tf.Tensor) -> tf.Tensor:
+        if not self.split_unknown_characters:
+            return low_bits
+        return tf.where(low_bits == _UNKNOWN_CHARACTER_BITS, tf.constant(_UNKNOWN_CHARACTER, tf.int64), low_bits)
+
+
+def _piece_table(tokens: list[str], suffix: str, max_chars: int | None = None) -> tf.lookup.StaticHashTable:
+    """Keys for candidate pieces: an initial piece is `_MARK + token`; a non-initial
+    piece is the token without its suffix indicator. Pieces over `max_chars` code points are left out."""
+    fits = _fits(max_chars)
+    keys: dict[bytes, int] = {}
+    for i, token in enumerate(tokens):
+        if fits(token):
+            keys.setdefault(_MARK + token.encode("utf-8"), i)
+        if token.startswith(suffix) and fits(token[len(suffix) :]):
+            keys.setdefault(token[len(suffix) :].encode("utf-8"), i)
+    return tf.lookup.StaticHashTable(
+        tf.lookup.KeyValueTensorInitializer(tf.constant(list(keys)), tf.constant(list(keys.values()), tf.int64)),
+        default_value=-1,
+    )
+
+
+_LENGTH_PACK = 1 << 15
+
+
+def _fits(max_chars: int | None):
+    """Whether a piece (str, without the suffix indicator) is short enough to be tried."""
+    return lambda piece: max_chars is None or len(piece) <= max_chars
+
+
+def _longest_piece_from(tokens: list[str], suffix: str, max_chars: int | None = None) -> ut.CodePointLookup:
+    """Per code point: the longest initial piece starting with it (in characters, at most `max_chars`)
+    times _LENGTH_PACK plus the longest non-initial piece starting with it."""
+    fits = _fits(max_chars)
+    initial = np.zeros(ut.NUM_CODE_POINTS, np.int64)
+    non_initial = np.zeros(ut.NUM_CODE_POINTS, np.int64)
+    for token in tokens:
+        if token and fits(token):
+            cp = ord(token[0])
+            initial[cp] = max(initial[cp], len(token))
+        if token.startswith(suffix) and len(token) > len(suffix) and fits(token[len(suffix) :]):
+            rest = token[len(suffix) :]
+            non_initial[ord(rest[0])] = max(non_initial[ord(rest[0])], len(rest))
+    initial = np.minimum(initial, _LENGTH_PACK - 1)
+    non_initial = np.minimum(non_initial, _LENGTH_PACK - 1)
+    return ut.CodePointLookup(initial * _LENGTH_PACK + non_initial)

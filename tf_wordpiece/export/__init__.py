@@ -1,0 +1,1 @@
+"""SavedModels: the tutorial's CustomTokenizer module and the pt/en converter."""

@@ -1,0 +1,279 @@
+"""CustomTokenizer: TensorFlow's subword-tutorial tokenizer module, in core ops only.
+
+The SavedModel it exports loads with `tf.saved_model.load` where tensorflow_text
+is not installed, and its `serving_default` signature serves from stock TF Serving.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Sequence
+
+import tensorflow as tf
+
+from tf_wordpiece.bert.tokenizer import BertTokenizer
+from tf_wordpiece.bert.post_processors import TemplateProcessing, head
+from tf_wordpiece.shapes import map_over_strings
+from tf_wordpiece.vocab import read_vocab_file
+
+REQUIRED_RESERVED = ("[START]", "[END]", "[UNK]")
+STRING_BATCH = tf.TensorSpec([None], tf.string)
+DENSE_IDS = tf.TensorSpec([None, None], tf.int64)
+RAGGED_IDS = tf.RaggedTensorSpec([None, None], tf.int64)
+DENSE_IDS_INT32 = tf.TensorSpec([None, None], tf.int32)
+RAGGED_IDS_INT32 = tf.RaggedTensorSpec([None, None], tf.int32)
+
+
+class CustomTokenizer(tf.Module):
+    """The subword tutorial's tokenizer: BERT WordPiece plus [START]/[END], as a tf.Module.
+
+    Signatures (all traced at construction, so a SavedModel has them):
+      tokenize(string [batch]) -> int64 RaggedTensor [batch, tokens], words and
+        pieces merged, `[START]` first and `[END]` last.
+      detokenize(int64 [batch, tokens], dense or ragged) -> string [batch]:
+        pieces rejoined into words, reserved tokens except `[UNK]` dropped, words
+        joined by one space.
+      lookup(int64 [batch, tokens], dense or ragged) -> the token strings.
+      get_vocab_size(), get_vocab_path() (a SavedModel asset), get_reserved_tokens().
+      serving(string [batch]) -> {"token_ids": int64 [batch, longest] padded with 0,
+        "lengths": int64 [batch]}: the `serving_default` signature.
+      bert_pack_inputs(string [batch]) and bert_pack_pair_inputs(string [batch],
+        string [batch]) -> {"input_word_ids", "input_mask", "input_type_ids"},
+        int32 [batch, seq_length], segments trimmed round-robin like
+        `tensorflow_text.RoundRobinTrimmer`, `[CLS] a [SEP] (b [SEP])` when the
+        vocabulary has [CLS]/[SEP], else `[START]`/`[END]`. With compat="hf" they
+        are `BertTokenizer.encode` instead: Hugging Face's template (type id 1 for
+        b and its [SEP]), longest_first truncation and padding to seq_length.
+
+    Args:
+      reserved_tokens: must include "[START]", "[END]" and "[UNK]", all in the vocabulary.
+      vocab_path: vocab.txt (line n is id n).
+      seq_length: the fixed length of the BERT inputs. Defaults to 128.
+      **tokenizer_params: BertTokenizer options (e.g. lower_case=True, compat="hf").
+
+    >>> import tempfile, pathlib
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name) / "vocab.txt"
+    >>> _ = path.write_text("[PAD]\\n[UNK]\\n[START]\\n[END]\\nhello\\nworld\\n!\\n")
+    >>> tok = CustomTokenizer(["[PAD]", "[UNK]", "[START]", "[END]"], str(path), lower_case=True)
+    >>> ids = tok.tokenize(tf.constant(["Hello World!"]))
+    >>> ids.to_list()
+    [[2, 4, 5, 6, 3]]
+    >>> tok.detokenize(ids).numpy().tolist()
+    [b'hello world !']
+    >>> folder.cleanup()
+    """
+
+    def __init__(self, reserved_tokens: Sequence[str], vocab_path: str | os.PathLike, *, seq_length: int = 128,
+                 **tokenizer_params):
+        super().__init__()
+        reserved_tokens = list(reserved_tokens)
+        missing = [t for t in REQUIRED_RESERVED if t not in reserved_tokens]
+        if missing:
+            raise ValueError(f"reserved_tokens: {reserved_tokens} lacks {missing}; the tutorial's module needs them")
+        if not isinstance(seq_length, int) or seq_length < 3:
+            raise ValueError(f"seq_length: expected an int >= 3, got {seq_length!r}")
+        vocab = read_vocab_file(vocab_path)
+        absent = [t for t in reserved_tokens if t not in set(vocab)]
+        if absent:
+            raise ValueError(f"reserved_tokens: {absent} not in the vocab file {os.fspath(vocab_path)!r}; add them")
+        ids = {t: i for i, t in enumerate(vocab)}
+        self._start, self._end = ids["[START]"], ids["[END]"]
+        self._cls = ids.get("[CLS]", self._start)
+        self._sep = ids.get("[SEP]", self._end)
+        self._pad = ids.get("[PAD]", 0)
+        if tokenizer_params.get("compat") == "hf":
+            # BERT inputs then go through encode's template, truncation and padding (Hugging Face's rules).
+            tokenizer_params.setdefault("post_processor", TemplateProcessing.bert(
+                cls_id=self._cls, sep_id=self._sep, cls_token=vocab[self._cls], sep_token=vocab[self._sep],
+                pad_id=self._pad))
+        self.tokenizer = BertTokenizer(vocab, **tokenizer_params)
+        self._reserved_tokens = reserved_tokens
+        self._vocab_path = tf.saved_model.Asset(os.fspath(vocab_path))
+        self.vocab = tf.Variable(vocab, trainable=False, name="vocab")
+        self.seq_length = seq_length
+        # Bad-token pattern for detokenize: every reserved token but [UNK].
+        self._drop_pattern = "|".join(re.escape(t) for t in reserved_tokens if t != "[UNK]") or "(?!)"
+
+        self.tokenize.get_concrete_function(STRING_BATCH)
+        for spec in (DENSE_IDS, RAGGED_IDS):
+            self.detokenize.get_concrete_function(spec)
+            self.lookup.get_concrete_function(spec)
+        for spec in (DENSE_IDS_INT32, RAGGED_IDS_INT32):  # int32 ids (Keras' default) look up too
+            self.lookup.get_concrete_function(spec)
+        self.get_vocab_size.get_concrete_function()
+        self.get_vocab_path.get_concrete_function()
+        self.get_reserved_tokens.get_concrete_function()
+
+    @tf.function(input_signature=[STRING_BATCH])
+    def tokenize(self, strings):
+        pieces = self.tokenizer.tokenize(strings).merge_dims(-2, -1)
+        batch = pieces.bounding_shape()[0]
+        starts = tf.fill([batch, 1], tf.constant(self._start, tf.int64))
+        ends = tf.fill([batch, 1], tf.constant(self._end, tf.int64))
+        return tf.concat([starts, tf.cast(pieces, tf.int64), ends], axis=1)
+
+    def tokenize_nd(self, strings) -> tf.Tensor | tf.RaggedTensor:
+        """`tokenize` for strings of any rank, on the Python object (the saved `tokenize` takes [batch] only).
+
+        Shapes: a scalar -> int64 [(tokens)]; [batch] -> [batch, (tokens)];
+        [d1, ..., dn] -> [d1, ..., dn, (tokens)]; a RaggedTensor keeps its ragged axes.
+        A loaded SavedModel does the same with `tf.reshape(strings, [-1])`,
+        `tokenize`, then `tf.RaggedTensor.from_uniform_row_length`.
+
+        >>> import tempfile, pathlib
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = pathlib.Path(folder.name) / "vocab.txt"
+        >>> _ = path.write_text("[PAD]\\n[UNK]\\n[START]\\n[END]\\nhi\\n")
+        >>> tok = CustomTokenizer(["[PAD]", "[UNK]", "[START]", "[END]"], str(path))
+        >>> tok.tokenize_nd("hi").numpy().tolist(), tok.tokenize_nd([["hi", ""]]).to_list()
+        ([2, 4, 3], [[[2, 4, 3], [2, 3]]])
+        >>> folder.cleanup()
+        """
+        return map_over_strings(strings, "strings", lambda flat: (self.tokenize(flat),))[0]
+
+    @tf.function
+    def detokenize(self, tokenized):
+        words = self.tokenizer.detokenize(self._checked(tokenized))
+        keep = ~tf.strings.regex_full_match(words, self._drop_pattern)
+        return tf.strings.reduce_join(tf.ragged.boolean_mask(words, keep), separator=" ", axis=-1)
+
+    @tf.function
+    def lookup(self, token_ids):
+        token_ids = self._checked(token_ids)
+        if isinstance(token_ids, tf.RaggedTensor):
+            return tf.ragged.map_flat_values(tf.gather, self.vocab, token_ids)
+        return tf.gather(self.vocab, token_ids)
+
+    @tf.function(input_signature=[])
+    def get_vocab_size(self):
+        return tf.shape(self.vocab)[0]
+
+    @tf.function(input_signature=[])
+    def get_vocab_path(self):
+        return self._vocab_path
+
+    @tf.function(input_signature=[])
+    def get_reserved_tokens(self):
+        return tf.constant(self._reserved_tokens)
+
+    @tf.function(input_signature=[STRING_BATCH])
+    def serving(self, strings):
+        ids = self.tokenize(strings)
+        return {"token_ids": ids.to_tensor(default_value=self._pad), "lengths": ids.row_lengths()}
+
+    @tf.function(input_signature=[STRING_BATCH])
+    def bert_pack_inputs(self, strings):
+        if self.tokenizer.compat == "hf":
+            return self._encode(strings)
+        return self._pack([self._segment(strings)])
+
+    @tf.function(input_signature=[STRING_BATCH, STRING_BATCH])
+    def bert_pack_pair_inputs(self, first, second):
+        if self.tokenizer.compat == "hf":
+            return self._encode(first, second)
+        return self._pack([self._segment(first), self._segment(second)])
+
+    def signatures(self) -> dict:
+        """The signatures to pass to tf.saved_model.save."""
+        return {
+            "serving_default": self.serving.get_concrete_function(),
+            "bert_pack_inputs": self.bert_pack_inputs.get_concrete_function(),
+            "bert_pack_pair_inputs": self.bert_pack_pair_inputs.get_concrete_function(),
+        }
+
+    def _encode(self, first, second=None):
+        """compat="hf": Hugging Face's template, longest_first truncation and padding to seq_length."""
+        enc = self.tokenizer.encode(first, second, truncation="longest_first", max_length=self.seq_length,
+                                    padding="max_length")
+        names = {"input_word_ids": enc.ids, "input_mask": enc.attention_mask, "input_type_ids": enc.type_ids}
+        return {name: tf.cast(t, tf.int32) for name, t in names.items()}
+
+    def _segment(self, strings):
+        return tf.cast(self.tokenizer.tokenize(strings).merge_dims(-2, -1), tf.int64)
+
+    def _pack(self, segments):
+        budget = self.seq_length - 1 - len(segments)  # [CLS] and one [SEP] per segment
+        return pack_segments(round_robin_trim(segments, budget), seq_length=self.seq_length, cls_id=self._cls,
+                             sep_id=self._sep, pad_id=self._pad)
+
+    def _checked(self, ids):
+        """`ids`, once checked to be in [0, vocab size) (the checks run first, not beside the use)."""
+        values = ids.flat_values if isinstance(ids, tf.RaggedTensor) else ids
+        size = tf.cast(tf.shape(self.vocab)[0], values.dtype)
+        checks = [
+            tf.debugging.assert_non_negative(values, message="token ids must be >= 0"),
+            tf.debugging.assert_less(values, size, message="token ids must be < the vocabulary size"),
+        ]
+        with tf.control_dependencies(checks):
+            values = tf.identity(values)
+        return ids.with_flat_values(values) if isinstance(ids, tf.RaggedTensor) else values
+
+
+def pack_segments(segments: list[tf.RaggedTensor], *, seq_length: int, cls_id: int, sep_id: int,
+                  pad_id: int) -> dict:
+    """`[CLS] a [SEP] (b [SEP])` written straight into dense int32 [batch, seq_length] rows.
+
+    `segments` (int64 [batch, (tokens)] each) must already fit: at most
+    seq_length - 1 - len(segments) tokens per row in all. Returns
+    {"input_word_ids", "input_mask", "input_type_ids"}; type ids 0 for [CLS],
+    the first segment and its [SEP], 1 for the second and its [SEP]. Dense
+    position arithmetic (no ragged concat), so that TFLite converts and runs it.
+
+    >>> out = pack_segments([tf.ragged.constant([[7, 8]], tf.int64), tf.ragged.constant([[9]], tf.int64)],
+    ...                     seq_length=7, cls_id=1, sep_id=2, pad_id=0)
+    >>> [out[k].numpy().tolist()[0] for k in ("input_word_ids", "input_mask", "input_type_ids")]
+    [[1, 7, 8, 2, 9, 2, 0], [1, 1, 1, 1, 1, 1, 0], [0, 0, 0, 0, 1, 1, 0]]
+    """
+    position = tf.range(seq_length, dtype=tf.int64)[None, :]  # [1, seq_length]
+    batch = segments[0].nrows()
+    ids = tf.where(position == 0, tf.constant(cls_id, tf.int64), tf.constant(pad_id, tf.int64))
+    ids = tf.tile(ids, tf.stack([batch, tf.constant(1, batch.dtype)]))
+    types = tf.zeros_like(ids)
+    start = tf.ones([batch, 1], tf.int64)  # where the current segment begins
+    row = tf.range(batch)[:, None]
+    for type_id, segment in enumerate(segments):
+        length = segment.row_lengths()[:, None]
+        dense = segment.to_tensor(default_value=0, shape=tf.stack([batch, tf.constant(seq_length, batch.dtype)]))
+        inside = (position >= start) & (position < start + length)
+        at = tf.clip_by_value(position - start, 0, seq_length - 1) + row * seq_length
+        ids = tf.where(inside, tf.gather(tf.reshape(dense, [-1]), at), ids)
+        ids = tf.where(position == start + length, tf.constant(sep_id, tf.int64), ids)
+        types = tf.where((position >= start) & (position <= start + length), tf.constant(type_id, tf.int64), types)
+        start += length + 1
+    return {
+        "input_word_ids": tf.cast(ids, tf.int32),
+        "input_mask": tf.cast(position < start, tf.int32),
+        "input_type_ids": tf.cast(types, tf.int32),
+    }
+
+
+def round_robin_trim(segments: list[tf.RaggedTensor], budget: int) -> list[tf.RaggedTensor]:
+    """Keeps at most `budget` tokens per row across segments, taking one from each in turn.
+
+    Like tensorflow_text.RoundRobinTrimmer: every segment keeps min(its length,
+    L) for the largest fair level L that fits, and the tokens left over go one
+    each to the first segments that have more.
+
+    >>> a, b = tf.ragged.constant([[1, 2, 3, 4, 5]]), tf.ragged.constant([[6, 7]])
+    >>> [t.to_list() for t in round_robin_trim([a, b], 5)]
+    [[[1, 2, 3]], [[6, 7]]]
+    >>> [t.to_list() for t in round_robin_trim([a, a], 5)]
+    [[[1, 2, 3]], [[1, 2]]]
+    """
+    lengths = tf.stack([s.row_lengths() for s in segments], axis=1)  # [batch, segments]
+    rounds = int(budget).bit_length() + 1  # binary search for the level
+    budget = tf.constant(budget, tf.int64)
+    low = tf.zeros_like(lengths[:, 0])
+    high = tf.fill(tf.shape(low), budget)
+    for _ in range(rounds):
+        mid = (low + high + 1) // 2
+        fits = tf.reduce_sum(tf.minimum(lengths, mid[:, None]), axis=1) <= budget
+        low, high = tf.where(fits, mid, low), tf.where(fits, high, mid - 1)
+    keep = tf.minimum(lengths, low[:, None])
+    left = budget - tf.reduce_sum(keep, axis=1)
+    longer = lengths > keep
+    rank = tf.cumsum(tf.cast(longer, tf.int64), axis=1, exclusive=True)
+    keep += tf.cast(longer & (rank < left[:, None]), tf.int64)
+    return [head(s, keep[:, i]) for i, s in enumerate(segments)]

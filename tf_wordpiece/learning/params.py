@@ -1,0 +1,102 @@
+"""The learner's parameters (tensorflow_text's, with its defaults) and the command-line options that set them.
+
+No TensorFlow here: `tf-wordpiece learn --help` shows these without importing it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import NamedTuple
+
+
+class LearnParams(NamedTuple):
+    """tensorflow_text's learner parameters, with its defaults."""
+
+    upper_thresh: int | None = 10_000_000
+    lower_thresh: int | None = 10
+    num_iterations: int = 4
+    max_input_tokens: int | None = 5_000_000
+    max_token_length: int = 50
+    max_unique_chars: int = 1000
+    slack_ratio: float = 0.05
+    include_joiner_token: bool = True
+    joiner: str = "##"
+
+
+def add_learn_options(parser: argparse.ArgumentParser) -> None:
+    """The options `tf-wordpiece learn` and `python -m tf_wordpiece.learning.beam` share: output, splitting and learning.
+
+    Every option has help, so a parser with ArgumentDefaultsHelpFormatter shows every default.
+    """
+    defaults = LearnParams()
+    parser.add_argument("--out", required=True, help="vocab.txt to write (line n is id n)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace --out if it is an existing vocab file (never a folder or another kind of file)")
+    parser.add_argument("--vocab-size", type=int_at_least(1), default=8000, help="target (maximum) vocabulary size")
+    parser.add_argument("--reserved", nargs="*", default=["[PAD]", "[UNK]", "[START]", "[END]"], metavar="TOKEN",
+                        help="tokens placed first, in this order")
+    words = parser.add_argument_group("word splitting (use the same options for the BertTokenizer of this vocabulary)")
+    words.add_argument("--lower-case", action="store_true", help="lowercase and strip accents before counting")
+    words.add_argument("--keep-whitespace", action="store_true", help="keep white space as tokens")
+    words.add_argument("--normalization-form", choices=["NFD", "NFKD"], help="Unicode normalization (without --lower-case)")
+    words.add_argument("--preserve-unused-token", action="store_true", help="keep [unused*] tokens written in text whole")
+    learning = parser.add_argument_group("learning (tensorflow_text's learn_params, with its defaults)")
+    learning.add_argument("--upper-thresh", type=int_at_least(1), default=defaults.upper_thresh,
+                          help="highest count threshold the search tries")
+    learning.add_argument("--lower-thresh", type=int_at_least(1), default=defaults.lower_thresh,
+                          help="lowest count threshold the search tries (a token must occur this often)")
+    learning.add_argument("--num-iterations", type=int_at_least(0), default=defaults.num_iterations,
+                          help="rounds of splitting and counting per threshold")
+    learning.add_argument("--max-input-tokens", type=int_at_least(-1), default=defaults.max_input_tokens,
+                          help="learn from this many most frequent words (-1: all)")
+    learning.add_argument("--max-token-length", type=int_at_least(1), default=defaults.max_token_length,
+                          help="longer words (in characters) are not learned from")
+    learning.add_argument("--max-unique-chars", type=int_at_least(1), default=defaults.max_unique_chars,
+                          help="the alphabet is this many most frequent characters")
+    learning.add_argument("--slack-ratio", type=float, default=defaults.slack_ratio,
+                          help="sizes from --vocab-size * (1 - ratio) up are accepted")
+    learning.add_argument("--joiner", default=defaults.joiner, help="suffix indicator of non-initial tokens")
+    learning.add_argument("--no-joiner-token", action="store_true", help="learn non-initial tokens without the joiner")
+
+
+def bert_tokenizer_params(args) -> dict:
+    """The parsed word-splitting options as `bert_vocab_from_dataset`'s `bert_tokenizer_params`."""
+    return dict(lower_case=args.lower_case, keep_whitespace=args.keep_whitespace,
+                normalization_form=args.normalization_form, preserve_unused_token=args.preserve_unused_token)
+
+
+def learn_params(args) -> dict:
+    """The parsed learning options as `learn`'s keyword arguments."""
+    params = {name: getattr(args, name) for name in LearnParams._fields if hasattr(args, name)}
+    return params | {"include_joiner_token": not args.no_joiner_token}
+
+
+def int_at_least(lowest: int):
+    """An argparse `type`: an int >= `lowest`, else argparse's error naming the option."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < lowest:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {lowest}, got {text!r}")
+        return value
+
+    parse.__name__ = f"int >= {lowest}"
+    return parse
+
+
+def size_notes(size: int, target: int, stats: dict, *, slack_ratio: float, lower_thresh: int) -> list[str]:
+    """Why a learned vocabulary is not the target size, in the options' names (empty when it is)."""
+    if size > target:
+        return [f"more tokens than the target: the threshold search ended at count {stats['threshold']} "
+                "(tensorflow_text gives the same); widen --lower-thresh..--upper-thresh or raise --slack-ratio"]
+    if size >= target * (1 - slack_ratio):
+        return []
+    if stats["threshold"] is None:
+        return ["fewer tokens than the target: no word was left to learn from (all are reserved tokens, longer "
+                "than --max-token-length or use characters beyond --max-unique-chars)"]
+    return [f"fewer tokens than the target: only {size} tokens (reserved, the alphabet and substrings) occur at "
+            f"least {stats['threshold']} times in the {stats['words']} words learned from, and the learner keeps "
+            f"nothing rarer than --lower-thresh {lower_thresh}; give more text or lower --lower-thresh"]
