@@ -169,3 +169,37 @@ def rows_and_positions(lengths: tf.Tensor, *, first: tf.Tensor | None = None,
     row = tf.bitwise.right_shift(packed, 32)
     position = tf.bitwise.bitwise_and(packed, 0xFFFFFFFF)
     return tf.cast(row, out_type), tf.cast(position, out_type)
+
+
+def merge_words(pieces: tf.RaggedTensor) -> tf.RaggedTensor:
+    """[n, (words), (pieces)] -> [n, (pieces)]: each row's pieces, words merged.
+
+    The same as `pieces.merge_dims(-2, -1)` for ragged rank 2, without the row
+    partition checks that `merge_dims` adds (about 30 graph nodes, run on
+    every call, for splits that are valid by construction).
+
+    >>> merge_words(tf.ragged.constant([[[1], [2, 3]], [], [[4]]])).to_list()
+    [[1, 2, 3], [], [4]]
+    """
+    splits = tf.gather(pieces.values.row_splits, pieces.row_splits)
+    return tf.RaggedTensor.from_row_splits(pieces.values.values, splits, validate=False)
+
+
+def wrap_rows(values: tf.RaggedTensor, first, last) -> tf.RaggedTensor:
+    """[n, (k)] -> [n, (k + 2)]: `first` before and `last` after each row's values.
+
+    The same as `tf.concat([firsts, values, lasts], axis=1)` for ragged values,
+    in a few flat ops instead of the ragged concat's many: each output slot
+    gathers from the values followed by `first` and `last`.
+
+    >>> wrap_rows(tf.ragged.constant([[5, 6], []], tf.int64), 1, 2).to_list()
+    [[1, 5, 6, 2], [1, 2]]
+    """
+    lengths = values.row_lengths()
+    row, position = rows_and_positions(lengths + 2, out_type=tf.int64)
+    size = tf.size(values.flat_values, out_type=tf.int64)
+    source = tf.gather(values.row_starts(), row) + position - 1  # position 1..k: the row's values
+    source = tf.where(position == 0, size, tf.where(position > tf.gather(lengths, row), size + 1, source))
+    pool = tf.concat([values.flat_values, tf.constant([first, last], values.dtype)], 0)
+    splits = values.row_splits + 2 * tf.range(tf.size(values.row_splits, out_type=values.row_splits.dtype))
+    return tf.RaggedTensor.from_row_splits(tf.gather(pool, source), splits, validate=False)

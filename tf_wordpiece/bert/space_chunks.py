@@ -19,7 +19,7 @@ from tf_wordpiece.bert.added_tokens import WHITE_SPACE
 from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
 from tf_wordpiece.bert.normalizers import SPACE, Normalizer
 from tf_wordpiece.bert.pre_tokenizers import WHITESPACE
-from tf_wordpiece.shapes import rows_of_values
+from tf_wordpiece.shapes import rows_of_values, rows_to_splits
 
 
 def words_never_span_spaces(basic_tokenizer: BasicTokenizer) -> bool:
@@ -66,9 +66,10 @@ def cut_at_spaces(strings: tf.Tensor) -> Chunks:
     >>> chunks.unique.numpy().tolist(), chunks.occurrence.numpy().tolist(), chunks.row_splits.numpy().tolist()
     ([b'a', b'b', b''], [0, 1, 2, 0], [0, 2, 4])
     """
-    chunks = tf.strings.split(strings, " ")
-    unique, occurrence = tf.unique(chunks.flat_values, out_idx=tf.int64)
-    return Chunks(unique, occurrence, chunks.row_splits)
+    # The raw op: tf.strings.split wraps it in a RaggedTensor built with a dozen more ops (bincount, checks).
+    indices, values, _ = tf.raw_ops.StringSplitV2(input=strings, sep=" ")
+    unique, occurrence = tf.unique(values, out_idx=tf.int64)
+    return Chunks(unique, occurrence, rows_to_splits(indices[:, 0], tf.size(strings, out_type=tf.int64)))
 
 
 def chunk_starts(lengths: tf.Tensor, row_splits: tf.Tensor) -> tf.Tensor:

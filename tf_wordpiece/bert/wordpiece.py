@@ -277,15 +277,11 @@ class WordpieceTokenizer(tf.Module):
         walk_word, walk_begin, walk_end, walk_ids, failed = match(tf.gather(words, todo), tf.gather(n_chars, todo))
         as_single = tf.cast(tf.reshape(tf.where(single & ~empty), [-1]), tf.int32)
         as_single = tf.concat([as_single, tf.boolean_mask(todo, failed)], 0)
-        word_of = tf.concat([as_single, tf.gather(todo, walk_word)], 0)
+        walk_word = tf.gather(todo, walk_word)
         ids = tf.concat([tf.gather(single_id, as_single), walk_ids], 0)
         begin = tf.concat([tf.zeros_like(as_single), walk_begin], 0)
         end = tf.concat([tf.gather(n_chars, as_single), walk_end], 0)
-        order = tf.argsort(word_of, stable=True)
-        word_of = tf.gather(word_of, order)
-
-        counts = tf.math.unsorted_segment_sum(tf.ones_like(word_of, tf.int64), word_of, tf.size(words))
-        row_splits = tf.concat([[0], tf.cumsum(counts)], 0)
+        row_splits, order = _pieces_in_word_order(as_single, walk_word, tf.size(words))
 
         def per_word(values):
             return tf.RaggedTensor.from_row_splits(tf.gather(values, order), row_splits, validate=False)
@@ -357,6 +353,32 @@ class WordpieceTokenizer(tf.Module):
         if not self.split_unknown_characters:
             return low_bits
         return tf.where(low_bits == _UNKNOWN_CHARACTER_BITS, tf.constant(_UNKNOWN_CHARACTER, tf.int64), low_bits)
+
+
+def _pieces_in_word_order(as_single: tf.Tensor, walk_word: tf.Tensor, num_words: tf.Tensor):
+    """Row splits int64 [num_words + 1] and the gather order that lists the pieces word by word.
+
+    The pieces come as the one-piece words `as_single` (int32 word indices, any
+    order) followed by the walked words' pieces, `walk_word` (non-decreasing:
+    each word's pieces together, in order). Each piece's slot is its word's
+    first slot plus its rank in the word; one scatter inverts that (a stable
+    argsort would sort, n log n).
+
+    >>> splits, order = _pieces_in_word_order(tf.constant([2, 0]), tf.constant([1, 1, 3]), tf.constant(4))
+    >>> splits.numpy().tolist(), order.numpy().tolist()
+    ([0, 1, 3, 4, 5], [1, 2, 3, 0, 4])
+    """
+    word_of = tf.concat([as_single, walk_word], 0)
+    counts = tf.math.unsorted_segment_sum(tf.ones_like(word_of, tf.int64), word_of, num_words)
+    row_splits = tf.concat([[0], tf.cumsum(counts)], 0)
+    walk_index = tf.range(tf.size(walk_word, out_type=tf.int64))
+    walk_first = tf.math.unsorted_segment_min(walk_index, walk_word, num_words)
+    slot = tf.concat([tf.gather(row_splits, as_single),
+                      tf.gather(row_splits[:-1] - walk_first, walk_word) + walk_index], 0)
+    size = tf.size(slot, out_type=tf.int64)
+    # One spare slot, sliced off: TFLite's ScatterNd divides by zero on an empty output.
+    order = tf.scatter_nd(slot[:, None], tf.range(size), tf.reshape(size + 1, [1]))[:-1]
+    return row_splits, order
 
 
 def _piece_table(tokens: list[str], suffix: str, max_chars: int | None = None) -> tf.lookup.StaticHashTable:

@@ -14,7 +14,7 @@ import tensorflow as tf
 
 from tf_wordpiece.bert.tokenizer import BertTokenizer
 from tf_wordpiece.bert.post_processors import TemplateProcessing, head
-from tf_wordpiece.shapes import map_over_strings
+from tf_wordpiece.shapes import map_over_strings, merge_words, wrap_rows
 from tf_wordpiece.vocab import read_vocab_file
 
 REQUIRED_RESERVED = ("[START]", "[END]", "[UNK]")
@@ -108,11 +108,8 @@ class CustomTokenizer(tf.Module):
 
     @tf.function(input_signature=[STRING_BATCH])
     def tokenize(self, strings):
-        pieces = self.tokenizer.tokenize(strings).merge_dims(-2, -1)
-        batch = pieces.bounding_shape()[0]
-        starts = tf.fill([batch, 1], tf.constant(self._start, tf.int64))
-        ends = tf.fill([batch, 1], tf.constant(self._end, tf.int64))
-        return tf.concat([starts, tf.cast(pieces, tf.int64), ends], axis=1)
+        pieces = tf.cast(merge_words(self.tokenizer.tokenize(strings)), tf.int64)
+        return wrap_rows(pieces, self._start, self._end)
 
     def tokenize_nd(self, strings) -> tf.Tensor | tf.RaggedTensor:
         """`tokenize` for strings of any rank, on the Python object (the saved `tokenize` takes [batch] only).
@@ -191,7 +188,7 @@ class CustomTokenizer(tf.Module):
         return {name: tf.cast(t, tf.int32) for name, t in names.items()}
 
     def _segment(self, strings):
-        return tf.cast(self.tokenizer.tokenize(strings).merge_dims(-2, -1), tf.int64)
+        return tf.cast(merge_words(self.tokenizer.tokenize(strings)), tf.int64)
 
     def _pack(self, segments):
         budget = self.seq_length - 1 - len(segments)  # [CLS] and one [SEP] per segment
