@@ -82,7 +82,7 @@ class WordPieceTokenizer(keras.layers.Layer):
     >>> WordPieceTokenizer(vocabulary=["[UNK]", "hello"], sequence_length=3)(tf.constant(["hello"])).numpy().tolist()
     [[1, 0, 0]]
     >>> hub = WordPieceTokenizer(vocabulary=["[UNK]", "a", "b", "!"], lowercase=True, compat="keras_hub")
-    >>> hub(tf.constant(["A\u00a0B ＡB！"])).to_list()  # NFKC_Casefold after the split: "a b" is one word
+    >>> hub(tf.constant(["A\u00a0B ＡB！"])).to_list()  # folded after the split: "a b" and "ab" are words
     [[0, 0, 3]]
     """
 
