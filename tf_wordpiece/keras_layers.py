@@ -11,10 +11,11 @@ Keras 3 with the TensorFlow backend.
   so a `.keras` file carries it and reloads anywhere with
   `keras.models.load_model` (with tf_wordpiece installed).
 - `WordPieceTokenizer` takes keras-hub's `WordPieceTokenizer` arguments
-  (`vocabulary`, `sequence_length`, `lowercase`, `strip_accents`, `oov_token`,
-  `suffix_indicator`, `dtype`); the words are split by tf_wordpiece's
-  `BertTokenizer` (`compat="tf_text"` or `"hf"`), whose ids equal
-  tensorflow_text's or Hugging Face's.
+  (`vocabulary`, `sequence_length`, `lowercase`, `strip_accents`, `split`,
+  `split_on_cjk`, `oov_token`, `suffix_indicator`, `dtype`). With
+  `compat="keras_hub"` its ids are keras-hub's (`tf_wordpiece.bert.keras_hub_compat`);
+  with `"tf_text"` or `"hf"` the words are split by tf_wordpiece's
+  `BertTokenizer`, whose ids equal tensorflow_text's or Hugging Face's.
 """
 
 from __future__ import annotations
@@ -25,12 +26,15 @@ from typing import Sequence
 import keras
 import tensorflow as tf
 
+from tf_wordpiece.bert.keras_hub_compat import KerasHubWordPiece
 from tf_wordpiece.bert.tokenizer import BertTokenizer
 from tf_wordpiece.export.module import pack_segments, round_robin_trim
 from tf_wordpiece.bert.post_processors import Segment, truncate
+from tf_wordpiece.shapes import map_over_strings
 from tf_wordpiece.vocab import read_vocab_file
 
 TEMPLATES = ("tf_text", "hf")
+COMPATS = ("tf_text", "hf", "keras_hub")
 
 
 def _vocabulary_list(vocabulary) -> list[str]:
@@ -48,19 +52,28 @@ class WordPieceTokenizer(keras.layers.Layer):
 
     Shapes: strings [batch] -> int [batch, (pieces)] RaggedTensor, or dense
     [batch, sequence_length] padded with 0 and cut when `sequence_length` is set;
-    a scalar string gives [(pieces)] or [sequence_length].
+    a scalar string gives [(pieces)] or [sequence_length]. With `split=False`
+    (keras-hub's pre-split input) words [batch, (words)] -> [batch, (pieces)],
+    and words [words] -> [(pieces)].
 
     Args:
       vocabulary: a vocab.txt path (read now; the layer keeps the tokens) or a list of tokens.
       sequence_length: pad or cut each row to this length (dense output). Defaults to None (ragged).
       lowercase: BERT's uncased normalization. Defaults to False.
-      strip_accents: with compat="hf" only, Hugging Face's `strip_accents`
-        (None follows `lowercase`); in compat="tf_text" accents are stripped
-        exactly when lowercasing, as tensorflow_text does. Defaults to None.
+      strip_accents: keras-hub's (None is its default, False) with
+        compat="keras_hub"; Hugging Face's (None follows `lowercase`) with
+        compat="hf"; in compat="tf_text" accents are stripped exactly when
+        lowercasing, as tensorflow_text does. Defaults to None.
+      split: compat="keras_hub" only: split on white space and punctuation
+        (False: the inputs are words already). Defaults to True.
+      split_on_cjk: compat="keras_hub" only: CJK ideographs are words of their own. Defaults to True.
       oov_token: the unknown token; must be in the vocabulary. Defaults to "[UNK]".
       suffix_indicator: the prefix of non-initial pieces. Defaults to "##".
-      compat: "tf_text" (tensorflow_text.BertTokenizer's ids) or "hf" (Hugging Face's). Defaults to "tf_text".
-      special_tokens: tokens matched whole in the text (each one id). Defaults to none.
+      compat: "tf_text" (tensorflow_text.BertTokenizer's ids), "hf" (Hugging
+        Face's) or "keras_hub" (keras-hub 0.32's `WordPieceTokenizer`: it strips
+        accents, splits, then case-folds each word). Defaults to "tf_text".
+      special_tokens: tokens matched whole in the text (each one id); not with
+        compat="keras_hub". Defaults to none.
       dtype: "int32" or "int64". Defaults to "int32".
 
     >>> layer = WordPieceTokenizer(vocabulary=["[UNK]", "hello", "world", "!", "##s"], lowercase=True)
@@ -68,11 +81,15 @@ class WordPieceTokenizer(keras.layers.Layer):
     [[1, 2, 4, 3]]
     >>> WordPieceTokenizer(vocabulary=["[UNK]", "hello"], sequence_length=3)(tf.constant(["hello"])).numpy().tolist()
     [[1, 0, 0]]
+    >>> hub = WordPieceTokenizer(vocabulary=["[UNK]", "a", "b", "!"], lowercase=True, compat="keras_hub")
+    >>> hub(tf.constant(["A\u00a0B ＡB！"])).to_list()  # folded after the split: "a b" and "ab" are words
+    [[0, 0, 3]]
     """
 
     def __init__(self, vocabulary=None, *, sequence_length: int | None = None, lowercase: bool = False,
-                 strip_accents: bool | None = None, oov_token: str = "[UNK]", suffix_indicator: str = "##",
-                 compat: str = "tf_text", special_tokens: Sequence[str] | None = None, dtype="int32", **kwargs):
+                 strip_accents: bool | None = None, split: bool = True, split_on_cjk: bool = True,
+                 oov_token: str = "[UNK]", suffix_indicator: str = "##", compat: str = "tf_text",
+                 special_tokens: Sequence[str] | None = None, dtype="int32", **kwargs):
         if vocabulary is None:
             raise ValueError("vocabulary: WordPieceTokenizer needs one; pass vocabulary='vocab.txt' or a list of tokens")
         if sequence_length is not None and (isinstance(sequence_length, bool) or not isinstance(sequence_length, int)
@@ -80,6 +97,7 @@ class WordPieceTokenizer(keras.layers.Layer):
             raise ValueError(f"sequence_length: expected a positive int or None, got {sequence_length!r}")
         if dtype not in ("int32", "int64"):
             raise ValueError(f"dtype: expected 'int32' or 'int64' (token ids), got {dtype!r}")
+        _check_compat_options(compat, split=split, split_on_cjk=split_on_cjk, special_tokens=special_tokens)
         if compat == "tf_text" and strip_accents is not None and strip_accents != lowercase:
             raise ValueError(f"strip_accents: {strip_accents!r} with lowercase={lowercase!r} needs compat='hf'; "
                              "tensorflow_text strips accents exactly when it lowercases")
@@ -91,8 +109,15 @@ class WordPieceTokenizer(keras.layers.Layer):
         self.strip_accents = strip_accents
         self.oov_token = oov_token
         self.suffix_indicator = suffix_indicator
+        self.split, self.split_on_cjk = bool(split), bool(split_on_cjk)
         self.compat = compat
         self.special_tokens = list(special_tokens) if special_tokens else None
+        if compat == "keras_hub":
+            self._tokenizer = KerasHubWordPiece(self.vocabulary, lowercase=self.lowercase,
+                                                strip_accents=bool(strip_accents), split=self.split,
+                                                split_on_cjk=self.split_on_cjk, suffix_indicator=suffix_indicator,
+                                                oov_token=oov_token)
+            return
         options = dict(compat=compat, lower_case=self.lowercase, unknown_token=oov_token,
                        suffix_indicator=suffix_indicator, special_tokens=self.special_tokens,
                        token_out_type=tf.as_dtype(dtype))
@@ -101,12 +126,18 @@ class WordPieceTokenizer(keras.layers.Layer):
         self._tokenizer = BertTokenizer(self.vocabulary, **options)
 
     def call(self, inputs):
-        scalar = not isinstance(inputs, tf.RaggedTensor) and inputs.shape.rank == 0
-        strings = tf.reshape(inputs, [1]) if scalar else inputs
-        ids = self._tokenizer.tokenize(strings).merge_dims(-2, -1)
+        one_row = not isinstance(inputs, tf.RaggedTensor) and inputs.shape.rank == (0 if self.split else 1)
+        strings = inputs[None] if one_row else inputs
+        if self.compat != "keras_hub":
+            ids = self._tokenizer.tokenize(strings).merge_dims(-2, -1)
+        else:
+            ids, = map_over_strings(strings, "inputs", lambda flat: (self._tokenizer.tokenize_flat(flat),))
+            if not self.split:  # words [..., words] -> [..., words, pieces] -> [..., pieces]
+                ids = ids.merge_dims(-2, -1)
+        ids = tf.cast(ids, self.dtype)
         if self.sequence_length is not None:
             ids = ids.to_tensor(default_value=0, shape=[None, self.sequence_length])
-        return ids[0] if scalar else ids
+        return ids[0] if one_row else ids
 
     def vocabulary_size(self) -> int:
         return len(self.vocabulary)
@@ -125,14 +156,16 @@ class WordPieceTokenizer(keras.layers.Layer):
                              f"case and the {self.suffix_indicator!r} prefix") from None
 
     def compute_output_spec(self, inputs):
-        shape = (*inputs.shape, self.sequence_length)
+        outer = inputs.shape if self.split else inputs.shape[:-1]  # split=False: the last axis is words
+        shape = (*outer, self.sequence_length)
         return keras.KerasTensor(shape, dtype=self.dtype, ragged=self.sequence_length is None)
 
     def get_config(self) -> dict:
         config = super().get_config()
         config.update(vocabulary=self.vocabulary, sequence_length=self.sequence_length, lowercase=self.lowercase,
-                      strip_accents=self.strip_accents, oov_token=self.oov_token,
-                      suffix_indicator=self.suffix_indicator, compat=self.compat, special_tokens=self.special_tokens)
+                      strip_accents=self.strip_accents, split=self.split, split_on_cjk=self.split_on_cjk,
+                      oov_token=self.oov_token, suffix_indicator=self.suffix_indicator, compat=self.compat,
+                      special_tokens=self.special_tokens)
         return config
 
     @classmethod
@@ -144,6 +177,18 @@ class WordPieceTokenizer(keras.layers.Layer):
         elif hasattr(dtype, "name"):
             config["dtype"] = dtype.name
         return cls(**config)
+
+
+def _check_compat_options(compat: str, *, split: bool, split_on_cjk: bool, special_tokens) -> None:
+    """A ValueError naming the option when it does not fit `compat`."""
+    if compat not in COMPATS:
+        raise ValueError(f"compat: expected one of {list(COMPATS)}, got {compat!r}")
+    if compat != "keras_hub" and (not split or not split_on_cjk):
+        raise ValueError(f"split, split_on_cjk: keras-hub's options (got split={split!r}, split_on_cjk="
+                         f"{split_on_cjk!r}) need compat='keras_hub', got compat={compat!r}")
+    if compat == "keras_hub" and special_tokens:
+        raise ValueError(f"special_tokens: not offered with compat='keras_hub' (got {list(special_tokens)!r}); "
+                         "use compat='tf_text' or 'hf', or add the ids after tokenizing")
 
 
 @keras.saving.register_keras_serializable(package="tf_wordpiece")

@@ -133,6 +133,22 @@ def rows_to_splits(rows: tf.Tensor, nrows: tf.Tensor) -> tf.Tensor:
     return tf.concat([tf.zeros([1], tf.int64), tf.cumsum(counts)], 0)
 
 
+def lower_bound(sorted_values: tf.Tensor, values: tf.Tensor, limit: tf.Tensor) -> tf.Tensor:
+    """int32 index of the first element >= each value: `tf.searchsorted(sorted_values, values)`.
+
+    Shapes: sorted_values int32 [k] (non-decreasing, in [0, limit]), values
+    int32 [n] (in [0, limit]) -> int32 [n]. The number of elements below each
+    value, from a count per value and a running sum (as `rows_to_splits`:
+    searchsorted's LowerBound op is neither a TFLite builtin nor a Flex op).
+
+    >>> lower_bound(tf.constant([1, 3, 3, 5]), tf.constant([0, 1, 2, 3, 4, 5]), tf.constant(5)).numpy().tolist()
+    [0, 0, 1, 1, 3, 3]
+    """
+    counts = tf.math.unsorted_segment_sum(tf.ones_like(sorted_values), sorted_values, limit + 1)
+    below = tf.concat([[0], tf.cumsum(counts)], 0)  # below[v]: elements < v
+    return tf.gather(below, values)
+
+
 def rows_of_values(row_starts: tf.Tensor, size: tf.Tensor) -> tf.Tensor:
     """int32 [size]: the row of each value, given each row's first index (non-decreasing).
 

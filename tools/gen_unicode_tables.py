@@ -88,10 +88,15 @@ def tf_text_tables(cps: list[int]) -> dict:
         return to_ranges([c for c in cps if hits[c]])
 
     tables = {"lower": changed(decode(per_code_point(fold, "tf_text fold")))}
+    # keras-hub folds each word after splitting: NFKC_Casefold decomposed (NFD), its marks kept, so that
+    # canonical ordering and composition across code points can follow (tf_wordpiece.bert.keras_hub).
+    casefold = lambda s: text.normalize_utf8(text.case_fold_utf8(s), "NFD")  # noqa: E731
+    tables["casefold"] = changed(decode(per_code_point(casefold, "tf_text casefold")))
     for form in ("NFD", "NFKD", "NFC", "NFKC"):
         table = per_code_point(lambda s: text.normalize_utf8(s, form), f"tf_text {form}")
         tables[form.lower()] = changed(decode(table))
     tables["control"] = members(r"\p{Cc}|\p{Cf}", "tf_text control")
+    tables["mn"] = members(r"\p{Mn}", "tf_text mn")  # keras-hub's strip_accents drops them after NFD
     tables["whitespace"] = members(r"\s", "tf_text whitespace")
     tables["punctuation"] = members(TF_TEXT_PUNCTUATION, "tf_text punctuation")
     tables["cjk"] = members(TF_TEXT_CJK, "tf_text cjk")

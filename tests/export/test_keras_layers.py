@@ -161,7 +161,8 @@ def test_keras_hub_arguments_and_ids_on_ascii_text(vocab_tokens, multilingual):
     """keras-hub's WordPieceTokenizer with the same arguments gives the same ids on every ASCII line of the sample.
 
     Elsewhere they differ by design (keras-hub strips accents, then case-folds each word after
-    splitting; tensorflow_text case-folds, then splits): see docs/deployment.md.
+    splitting; tensorflow_text case-folds, then splits); compat="keras_hub" gives keras-hub's ids
+    everywhere (tests/export/test_keras_hub_parity.py).
     """
     keras_hub = pytest.importorskip("keras_hub")
     pytest.importorskip("tensorflow_text")  # keras-hub's tokenizer runs on it

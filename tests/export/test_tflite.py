@@ -111,3 +111,36 @@ def test_runs_with_identical_outputs_where_flex_is_linked(converted, tmp_path):
             want = {k: v.numpy().tolist() for k, v in want.items()}
             assert lite == want, f"{signature} differs on {first[:2]}"
     assert np.array(got["serving_default"][0]["token_ids"]).shape[0] == 100
+
+
+class SubwordModule(tf.Module):
+    """A SubwordTextEncoder's encode and decode as dense-output signatures (TFLite has no ragged outputs)."""
+
+    def __init__(self, encoder):
+        super().__init__()
+        self.encoder = encoder
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+    def encode(self, strings):
+        ids = self.encoder.encode(strings)
+        return {"ids": ids.flat_values, "row_splits": ids.row_splits}
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.int64), tf.TensorSpec([None], tf.int64)])
+    def decode(self, ids, row_splits):
+        return {"strings": self.encoder.decode(tf.RaggedTensor.from_row_splits(ids, row_splits))}
+
+
+def test_subword_text_encoder_converts(tmp_path):
+    """Its decode unescapes `\\<n>;` without tf.searchsorted, whose LowerBound op TFLite cannot convert."""
+    from tf_wordpiece.subword.encoder import SubwordTextEncoder
+
+    encoder = SubwordTextEncoder.build_from_corpus(["hello world!", "a snowman, 12;"] * 3, 60, verbose=False)
+    text = tf.constant(["hello world!", "a ☃ snowman, 12;"])
+    want = encoder.decode(encoder.encode(text))
+    assert want.numpy().tolist() == [t.encode("utf-8") for t in ["hello world!", "a ☃ snowman, 12;"]]
+    module = SubwordModule(encoder)
+    tf.saved_model.save(module, str(tmp_path / "subword"), signatures={"encode": module.encode, "decode": module.decode})
+    for signature in ("encode", "decode"):
+        blob = convert(str(tmp_path / "subword"), signature)
+        assert blob[4:8] == b"TFL3", signature
+        assert list(tf.lite.Interpreter(model_content=blob).get_signature_list()) == [signature]

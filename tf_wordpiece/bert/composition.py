@@ -62,6 +62,28 @@ class Composer(tf.Module):
         self._ccc = ut.CodePointLookup(ccc)
         self._maybe = ut.CodePointLookup(maybe)  # class 0, but may combine with what precedes it
 
+    def order(self, code_points: tf.Tensor, rows: tf.Tensor) -> tf.Tensor:
+        """Canonical ordering alone (the D of NFD after a per-code-point decomposition).
+
+        Shapes: int32 code points [m] (negative ones stay, and block), their rows
+        [m] (non-decreasing) -> int32 [m], the input index of each output code point.
+
+        >>> Composer().order(tf.constant([0x61, 0x0301, 0x0323, 0x62]), tf.constant([0, 0, 0, 1])).numpy().tolist()
+        [0, 2, 1, 3]
+        """
+        return self._canonical_order(tf.cast(code_points, tf.int32), rows)[3]
+
+    def _canonical_order(self, code_points: tf.Tensor, rows: tf.Tensor) -> tuple:
+        """(row_start, run, run_start, order, ccc in the new order), each [m]: runs of marks sorted by class, stably."""
+        m = tf.size(code_points)
+        position = tf.range(m)
+        ccc = tf.where(code_points >= 0, self._ccc(tf.maximum(code_points, 0)), 0)
+        row_start = tf.concat([tf.ones([tf.minimum(m, 1)], tf.bool), rows[1:] != rows[:-1]], 0)
+        run = row_start | (ccc == 0)
+        run_start = tf.gather(tf.boolean_mask(position, run), tf.cumsum(tf.cast(run, tf.int32)) - 1)
+        order = tf.argsort(tf.cast(run_start, tf.int64) * 256 + tf.cast(ccc, tf.int64), stable=True)
+        return row_start, run, run_start, order, tf.gather(ccc, order)
+
     def __call__(self, code_points: tf.Tensor, rows: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
         """int32 code points [m] (negative ones stay, and block), their rows [m] (non-decreasing) ->
         (composed code points [k], int32 [k] the input index of each one's first constituent,
@@ -70,14 +92,8 @@ class Composer(tf.Module):
         m = tf.size(code_points)
         position = tf.range(m)
         valid = code_points >= 0
-        ccc = tf.where(valid, self._ccc(tf.maximum(code_points, 0)), 0)
-        row_start = tf.concat([tf.ones([tf.minimum(m, 1)], tf.bool), rows[1:] != rows[:-1]], 0)
-
-        # 1. Canonical ordering: sort by (start of the run, class), stably.
-        run = row_start | (ccc == 0)
-        run_start = tf.gather(tf.boolean_mask(position, run), tf.cumsum(tf.cast(run, tf.int32)) - 1)
-        order = tf.argsort(tf.cast(run_start, tf.int64) * 256 + tf.cast(ccc, tf.int64), stable=True)
-        cps, ccc = tf.gather(code_points, order), tf.gather(ccc, order)
+        row_start, run, run_start, order, ccc = self._canonical_order(code_points, rows)
+        cps = tf.gather(code_points, order)
 
         # 2. Composition, segment by segment. A mark preceded by _MAX_CHAIN marks of its class (since
         # the starter) can never combine: skipping it bounds the loop however long a run of marks is.

@@ -239,7 +239,8 @@ class WordpieceTokenizer(tf.Module):
         if self.unknown_token is not None:
             token = tf.where(ids >= size, self.unknown_token, token)  # an OOV bucket's id for unknown_token
         text = tf.where(ids == _WHOLE_WORD, word, tf.where(ids == _UNKNOWN_CHARACTER, character, token))
-        ids = tf.where(ids < 0, self.vocab.lookup(text), ids)
+        looked_up = tf.reshape(self.vocab.lookup(text), [-1])  # rank 1 for TFLite, as `whole` below
+        ids = tf.where(ids < 0, looked_up, ids)
         return pieces._replace(ids=pieces.ids.with_flat_values(ids), text=pieces.ids.with_flat_values(text))
 
     def _tokenize_unique(self, words: tf.Tensor, forced: tf.Tensor | None, n_chars: tf.Tensor | None) -> Pieces:

@@ -39,7 +39,7 @@ from tf_wordpiece.subword.tfds import TfdsGraph
 from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.chains import follow
 from tf_wordpiece.files import write_text_atomically
-from tf_wordpiece.shapes import PythonEntry, as_ids, as_strings
+from tf_wordpiece.shapes import PythonEntry, as_ids, as_strings, lower_bound
 
 STRING_BATCH = tf.TensorSpec([None], tf.string)
 _BACKSLASH, _UNDERSCORE, _SEMICOLON, _LOWER_U, _NEWLINE = 92, 95, 59, 117, 10
@@ -256,8 +256,9 @@ class SubwordTextEncoder(tf.Module):
         is_digit = (cps >= 48) & (cps <= 57)
         # Where each run of digits ends: the next non-digit or the end of the token.
         stops = tf.sort(tf.concat([tf.cast(tf.reshape(tf.where(~is_digit), [-1]), tf.int32), row_end], 0))
-        digits_end = tf.gather(stops, tf.searchsorted(stops, position + 1))
-        run_end = tf.gather(stops, tf.searchsorted(stops, position))  # for the digits themselves
+        # The first stop at or after a position (not tf.searchsorted: TFLite cannot convert its LowerBound op).
+        digits_end = tf.gather(stops, lower_bound(stops, position + 1, size))
+        run_end = tf.gather(stops, lower_bound(stops, position, size))  # for the digits themselves
         semicolon = (digits_end < row_end) & (tf.gather(padded, tf.minimum(digits_end, size)) == _SEMICOLON)
         backslash = cps == _BACKSLASH
         numbered = backslash & (digits_end > position + 1) & semicolon

@@ -1,0 +1,146 @@
+"""keras-hub's `WordPieceTokenizer` ids, in core TensorFlow ops.
+
+keras-hub (`keras_hub/src/tokenizers/word_piece_tokenizer.py`, `pretokenize`)
+runs tensorflow_text ops in another order than tensorflow_text's BertTokenizer:
+
+1. `strip_accents`: NFD of the whole string, then RE2's `\\p{Mn}` deleted;
+2. `split`: tensorflow_text's BasicTokenizer split (RE2 `\\s`, `\\p{Cc}` and
+   `\\p{Cf}` separate; ASCII punctuation, `\\p{P}` and, with `split_on_cjk`,
+   CJK ideographs are words of their own);
+3. `lowercase`: ICU's NFKC_Casefold of each word (so a no-break space or a
+   fullwidth `！` folds to a space or `!` inside its word, and Hangul jamo
+   left by NFD compose again);
+4. FastWordpieceTokenizer on each word (100 bytes at most, else `oov_token`).
+
+Here step 1 is the ICU NFD table, canonical ordering and the Mn table; step 2
+is `BasicTokenizer` with tensorflow_text's classes; step 3 the ICU
+NFKC_Casefold table (decomposed), canonical ordering and composition
+(`composition.Composer`); step 4 `WordpieceTokenizer`. The tables are
+tensorflow_text's and TensorFlow's RE2 data (`unicode_tables`).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import tensorflow as tf
+
+from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.bert import normalizers
+from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
+from tf_wordpiece.bert.composition import Composer
+from tf_wordpiece.bert.normalizers import Normalizer
+from tf_wordpiece.bert.pre_tokenizers import PreTokenizer
+from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
+from tf_wordpiece.shapes import rows_of_values, rows_to_splits
+from tf_wordpiece.vocab import VocabLike
+
+# FastWordpieceTokenizer's default word limit, which keras-hub keeps.
+MAX_BYTES_PER_WORD = 100
+
+
+class KerasHubWordPiece(tf.Module):
+    """Strings -> WordPiece ids as keras-hub's `WordPieceTokenizer` gives them (words and pieces merged).
+
+    Shapes: with `split`, strings [n] -> int64 [n, (pieces)]; without it,
+    words [n] -> int64 [n, (pieces)] (each input is one word).
+
+    Args:
+      vocab: vocab.txt path or list of tokens (line n is id n).
+      lowercase, strip_accents, split, split_on_cjk, suffix_indicator,
+        oov_token: keras-hub's arguments, with its defaults.
+
+    >>> tok = KerasHubWordPiece(["[UNK]", "the", "qu", "##ick", "fox", ".", "uber"], lowercase=True, strip_accents=True)
+    >>> tok.tokenize_flat(tf.constant(["The quick fox.", "Über"])).to_list()
+    [[1, 2, 3, 4, 5], [6]]
+    """
+
+    def __init__(self, vocab: VocabLike, *, lowercase: bool = False, strip_accents: bool = False, split: bool = True,
+                 split_on_cjk: bool = True, suffix_indicator: str = "##", oov_token: str = "[UNK]"):
+        super().__init__()
+        self.lowercase, self.strip_accents = bool(lowercase), bool(strip_accents)
+        self.split, self.split_on_cjk = bool(split), bool(split_on_cjk)
+        self._composer = Composer() if lowercase or strip_accents else None
+        self._nfd = _table_lookup("nfd") if strip_accents else None
+        self._mn = ut.CodePointLookup(ut.range_mask(ut.peer_tables()["tf_text"]["mn"]).astype(np.int32)) \
+            if strip_accents else None
+        self._casefold = _table_lookup("casefold") if lowercase else None
+        self._splitter = BasicTokenizer(normalizers.tf_text_normalizer(lower_case=False, normalization_form=None),
+                                        _pre_tokenizer(split_on_cjk)) if split else None
+        self.wordpiece = WordpieceTokenizer(vocab, suffix_indicator=suffix_indicator, unknown_token=oov_token,
+                                            max_bytes_per_word=MAX_BYTES_PER_WORD)
+
+    def tokenize_flat(self, strings: tf.Tensor) -> tf.RaggedTensor:
+        """string [n] -> int64 [n, (pieces)]."""
+        strings = tf.convert_to_tensor(strings, tf.string)
+        if self.strip_accents:
+            strings = self._strip_accents(strings)
+        if self.split:
+            words = self._splitter.split(strings)
+            text, row = words.text, words.row
+        else:
+            text, row = strings, tf.range(tf.size(strings, out_type=tf.int64))
+        if self.lowercase:
+            text = self._fold(text)
+        pieces = self.wordpiece.tokenize_flat(text).ids
+        piece_row = tf.gather(row, pieces.value_rowids())
+        return tf.RaggedTensor.from_row_splits(pieces.flat_values, rows_to_splits(piece_row, tf.size(strings,
+                                               out_type=tf.int64)), validate=False)
+
+    def _strip_accents(self, strings: tf.Tensor) -> tf.Tensor:
+        """NFD (per code point, then canonical ordering), then every `\\p{Mn}` deleted: string [n] -> [n]."""
+        code_points, rows = _decode(strings)
+        code_points, rows = self._nfd(code_points, rows)
+        code_points = tf.gather(code_points, self._composer.order(code_points, rows))
+        keep = tf.reshape(tf.where(self._mn(tf.maximum(code_points, 0)) == 0), [-1])
+        return _encode(tf.gather(code_points, keep), tf.gather(rows, keep), tf.size(strings))
+
+    def _fold(self, words: tf.Tensor) -> tf.Tensor:
+        """ICU's NFKC_Casefold of each word: string [w] -> [w]."""
+        code_points, rows = _decode(words)
+        code_points, rows = self._casefold(code_points, rows)
+        composed, first, _ = self._composer(code_points, rows)
+        return _encode(composed, tf.gather(rows, first), tf.size(words))
+
+
+class _TableLookup:
+    """A per-code-point table of tensorflow_text's (`unicode_tables`) applied to flat code points."""
+
+    def __init__(self, name: str):
+        self.normalizer = Normalizer(ut.code_point_map(ut.peer_tables()["tf_text"][name]))
+        self._rows = ut.CodePointLookup(self.normalizer.dense_rows)
+
+    def __call__(self, code_points: tf.Tensor, rows: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+        """int32 [m] code points and their rows -> the replaced code points [k] and their rows [k]."""
+        row = tf.where(code_points == ut.INVALID_UTF8, 0, self._rows(code_points))
+        replaced, source, _ = self.normalizer.normalize(code_points, row)
+        return replaced, tf.gather(rows, source)
+
+
+@functools.cache  # the tables are immutable; tokenizers share them
+def _table_lookup(name: str) -> _TableLookup:
+    return _TableLookup(name)
+
+
+@functools.cache
+def _pre_tokenizer(split_on_cjk: bool) -> PreTokenizer:
+    """tensorflow_text's BasicTokenizer classes (keras-hub copied its patterns), CJK isolated or not."""
+    tables = ut.peer_tables()["tf_text"]
+    isolated = ut.range_mask(tables["punctuation"])
+    if split_on_cjk:
+        isolated |= ut.range_mask(tables["cjk"])
+    return PreTokenizer(whitespace=ut.range_mask(tables["whitespace"]), isolated=isolated)
+
+
+def _decode(strings: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+    """string [n] -> (int32 code points [m], int32 rows [m]); invalid UTF-8 reads as `ut.INVALID_UTF8`."""
+    chars = tf.strings.unicode_decode(strings, "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8)
+    return chars.flat_values, rows_of_values(chars.row_splits[:-1], tf.size(chars.flat_values))
+
+
+def _encode(code_points: tf.Tensor, rows: tf.Tensor, n: tf.Tensor) -> tf.Tensor:
+    """(code points [m], their rows [m], non-decreasing) -> UTF-8 string [n]."""
+    values = tf.where(code_points == ut.INVALID_UTF8, ut.REPLACEMENT_CHARACTER, code_points)
+    splits = rows_to_splits(tf.cast(rows, tf.int64), tf.cast(n, tf.int64))
+    return tf.strings.unicode_encode(tf.RaggedTensor.from_row_splits(values, splits, validate=False), "UTF-8")
