@@ -57,7 +57,7 @@ def test_chunks_match_whole_strings(vocab_path, options):
     assert chunked._by_chunks
     whole = _whole_strings(twp.BertTokenizer(vocab_path, **options))
     assert _lists(chunked.tokenize_with_offsets(INPUTS)) == _lists(whole.tokenize_with_offsets(INPUTS))
-    # In a graph, with the batch cut into parallel shards.
+    # In a graph (test_parity checks the batch cut into parallel shards).
     spec = [tf.TensorSpec([None], tf.string)]
     in_graph = tf.function(chunked.tokenize_with_offsets, input_signature=spec)
     assert _lists(in_graph(tf.constant(INPUTS))) == _lists(whole.tokenize_with_offsets(INPUTS))

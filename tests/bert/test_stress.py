@@ -33,7 +33,7 @@ def reloaded(tmp_path_factory):
     tokens = VOCAB.read_text(encoding="utf-8").splitlines()
     tokens[tokens.index("[unused0]")], tokens[tokens.index("[unused1]")] = "[START]", "[END]"
     (folder / "vocab.txt").write_text("\n".join(tokens) + "\n", encoding="utf-8")
-    # One shard keeps the save short; bench/stress.py runs the default (2 shards) on the whole sample.
+    # One shard (the default) keeps the save short; bench/stress.py runs the whole sample.
     module = CustomTokenizer(["[PAD]", "[UNK]", "[START]", "[END]"], str(folder / "vocab.txt"), lower_case=True,
                              parallel_shards=1)
     save_atomically(module, str(folder / "model"))
