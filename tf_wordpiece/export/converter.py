@@ -19,7 +19,7 @@ import tensorflow as tf
 from tf_wordpiece.bert.basic_tokenizer import tf_text_basic_tokenizer
 from tf_wordpiece.files import check_model_folder, check_zip_output, interrupts_deferred
 from tf_wordpiece.learning.learner import learn_or_fail
-from tf_wordpiece.export.module import CustomTokenizer
+from tf_wordpiece.export.module import TutorialTokenizer
 from tf_wordpiece.progress import elapsed_time_bar, progress_bar
 from tf_wordpiece.vocab import write_vocab_file
 from tf_wordpiece.learning.word_counts import count_words, tfds_load_error
@@ -92,7 +92,10 @@ def learn_vocab(sentences: list[str], *, vocab_size: int, lower_case: bool = Tru
 
 
 class Converter(tf.Module):
-    """The tutorial's two-language module: `.pt` and `.en` CustomTokenizers.
+    """The tutorial's two-language module: `.pt` and `.en` TutorialTokenizers.
+
+    They have the tutorial's CustomTokenizer methods and no BERT inputs (these
+    vocabularies have no [CLS]/[SEP]; tracing and saving them doubled the export time).
 
     `signatures()` gives what TF Serving (or any SavedModel client) calls:
     strings [batch] in; `token_ids` int64 [batch, longest] padded with [PAD]
@@ -101,8 +104,8 @@ class Converter(tf.Module):
 
     def __init__(self, pt_vocab: str, en_vocab: str, **tokenizer_params):
         super().__init__()
-        self.pt = CustomTokenizer(RESERVED_TOKENS, pt_vocab, **tokenizer_params)
-        self.en = CustomTokenizer(RESERVED_TOKENS, en_vocab, **tokenizer_params)
+        self.pt = TutorialTokenizer(RESERVED_TOKENS, pt_vocab, **tokenizer_params)
+        self.en = TutorialTokenizer(RESERVED_TOKENS, en_vocab, **tokenizer_params)
 
     def signatures(self) -> dict:
         """`serving_default` (Portuguese, the tutorial's source), `pt_tokenize` and `en_tokenize`, for tf.saved_model.save."""

@@ -25,10 +25,12 @@ DENSE_IDS_INT32 = tf.TensorSpec([None, None], tf.int32)
 RAGGED_IDS_INT32 = tf.RaggedTensorSpec([None, None], tf.int32)
 
 
-class CustomTokenizer(tf.Module):
+class TutorialTokenizer(tf.Module):
     """The subword tutorial's tokenizer: BERT WordPiece plus [START]/[END], as a tf.Module.
 
-    Signatures (all traced at construction, so a SavedModel has them):
+    The methods of the tutorial's `CustomTokenizer`, and a serving signature;
+    `CustomTokenizer` adds BERT model inputs. Signatures (all traced at
+    construction, so a SavedModel has them):
       tokenize(string [batch]) -> int64 RaggedTensor [batch, tokens], words and
         pieces merged, `[START]` first and `[END]` last.
       detokenize(int64 [batch, tokens], dense or ragged) -> string [batch]:
@@ -36,27 +38,19 @@ class CustomTokenizer(tf.Module):
         joined by one space.
       lookup(int64 [batch, tokens], dense or ragged) -> the token strings.
       get_vocab_size(), get_vocab_path() (a SavedModel asset), get_reserved_tokens().
-      serving(string [batch]) -> {"token_ids": int64 [batch, longest] padded with 0,
-        "lengths": int64 [batch]}: the `serving_default` signature.
-      bert_pack_inputs(string [batch]) and bert_pack_pair_inputs(string [batch],
-        string [batch]) -> {"input_word_ids", "input_mask", "input_type_ids"},
-        int32 [batch, seq_length], segments trimmed round-robin like
-        `tensorflow_text.RoundRobinTrimmer`, `[CLS] a [SEP] (b [SEP])` when the
-        vocabulary has [CLS]/[SEP], else `[START]`/`[END]`. With compat="hf" they
-        are `BertTokenizer.encode` instead: Hugging Face's template (type id 1 for
-        b and its [SEP]), longest_first truncation and padding to seq_length.
+      serving(string [batch]) -> {"token_ids": int64 [batch, longest] padded with
+        [PAD] (or 0), "lengths": int64 [batch]}: the `serving_default` signature.
 
     Args:
       reserved_tokens: must include "[START]", "[END]" and "[UNK]", all in the vocabulary.
       vocab_path: vocab.txt (line n is id n).
-      seq_length: the fixed length of the BERT inputs. Defaults to 128.
       **tokenizer_params: BertTokenizer options (e.g. lower_case=True, compat="hf").
 
     >>> import tempfile, pathlib
     >>> folder = tempfile.TemporaryDirectory()
     >>> path = pathlib.Path(folder.name) / "vocab.txt"
     >>> _ = path.write_text("[PAD]\\n[UNK]\\n[START]\\n[END]\\nhello\\nworld\\n!\\n")
-    >>> tok = CustomTokenizer(["[PAD]", "[UNK]", "[START]", "[END]"], str(path), lower_case=True)
+    >>> tok = TutorialTokenizer(["[PAD]", "[UNK]", "[START]", "[END]"], str(path), lower_case=True)
     >>> ids = tok.tokenize(tf.constant(["Hello World!"]))
     >>> ids.to_list()
     [[2, 4, 5, 6, 3]]
@@ -65,15 +59,12 @@ class CustomTokenizer(tf.Module):
     >>> folder.cleanup()
     """
 
-    def __init__(self, reserved_tokens: Sequence[str], vocab_path: str | os.PathLike, *, seq_length: int = 128,
-                 **tokenizer_params):
+    def __init__(self, reserved_tokens: Sequence[str], vocab_path: str | os.PathLike, **tokenizer_params):
         super().__init__()
         reserved_tokens = list(reserved_tokens)
         missing = [t for t in REQUIRED_RESERVED if t not in reserved_tokens]
         if missing:
             raise ValueError(f"reserved_tokens: {reserved_tokens} lacks {missing}; the tutorial's module needs them")
-        if not isinstance(seq_length, int) or seq_length < 3:
-            raise ValueError(f"seq_length: expected an int >= 3, got {seq_length!r}")
         vocab = read_vocab_file(vocab_path)
         absent = [t for t in reserved_tokens if t not in set(vocab)]
         if absent:
@@ -83,16 +74,10 @@ class CustomTokenizer(tf.Module):
         self._cls = ids.get("[CLS]", self._start)
         self._sep = ids.get("[SEP]", self._end)
         self._pad = ids.get("[PAD]", 0)
-        if tokenizer_params.get("compat") == "hf":
-            # BERT inputs then go through encode's template, truncation and padding (Hugging Face's rules).
-            tokenizer_params.setdefault("post_processor", TemplateProcessing.bert(
-                cls_id=self._cls, sep_id=self._sep, cls_token=vocab[self._cls], sep_token=vocab[self._sep],
-                pad_id=self._pad))
-        self.tokenizer = BertTokenizer(vocab, **tokenizer_params)
+        self.tokenizer = BertTokenizer(vocab, **self._tokenizer_options(vocab, tokenizer_params))
         self._reserved_tokens = reserved_tokens
         self._vocab_path = tf.saved_model.Asset(os.fspath(vocab_path))
         self.vocab = tf.Variable(vocab, trainable=False, name="vocab")
-        self.seq_length = seq_length
         # Bad-token pattern for detokenize: every reserved token but [UNK].
         self._drop_pattern = "|".join(re.escape(t) for t in reserved_tokens if t != "[UNK]") or "(?!)"
 
@@ -105,6 +90,10 @@ class CustomTokenizer(tf.Module):
         self.get_vocab_size.get_concrete_function()
         self.get_vocab_path.get_concrete_function()
         self.get_reserved_tokens.get_concrete_function()
+
+    def _tokenizer_options(self, vocab: list[str], params: dict) -> dict:
+        """The BertTokenizer options (a hook for CustomTokenizer's BERT inputs)."""
+        return params
 
     @tf.function(input_signature=[STRING_BATCH])
     def tokenize(self, strings):
@@ -160,6 +149,62 @@ class CustomTokenizer(tf.Module):
         ids = self.tokenize(strings)
         return {"token_ids": ids.to_tensor(default_value=self._pad), "lengths": ids.row_lengths()}
 
+    def _checked(self, ids):
+        """`ids`, once checked to be in [0, vocab size) (the checks run first, not beside the use)."""
+        values = ids.flat_values if isinstance(ids, tf.RaggedTensor) else ids
+        size = tf.cast(tf.shape(self.vocab)[0], values.dtype)
+        checks = [
+            tf.debugging.assert_non_negative(values, message="token ids must be >= 0"),
+            tf.debugging.assert_less(values, size, message="token ids must be < the vocabulary size"),
+        ]
+        with tf.control_dependencies(checks):
+            values = tf.identity(values)
+        return ids.with_flat_values(values) if isinstance(ids, tf.RaggedTensor) else values
+
+
+
+class CustomTokenizer(TutorialTokenizer):
+    """`TutorialTokenizer` plus BERT model inputs: what `tf-wordpiece export --vocab` saves.
+
+    Also traced:
+      bert_pack_inputs(string [batch]) and bert_pack_pair_inputs(string [batch],
+        string [batch]) -> {"input_word_ids", "input_mask", "input_type_ids"},
+        int32 [batch, seq_length], segments trimmed round-robin like
+        `tensorflow_text.RoundRobinTrimmer`, `[CLS] a [SEP] (b [SEP])` when the
+        vocabulary has [CLS]/[SEP], else `[START]`/`[END]`. With compat="hf" they
+        are `BertTokenizer.encode` instead: Hugging Face's template (type id 1 for
+        b and its [SEP]), longest_first truncation and padding to seq_length.
+      `signatures()`: serving_default and both BERT inputs, for tf.saved_model.save.
+
+    Args:
+      reserved_tokens, vocab_path, **tokenizer_params: as `TutorialTokenizer`.
+      seq_length: the fixed length of the BERT inputs. Defaults to 128.
+
+    >>> import tempfile, pathlib
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name) / "vocab.txt"
+    >>> _ = path.write_text("[PAD]\\n[UNK]\\n[START]\\n[END]\\n[CLS]\\n[SEP]\\nhello\\n")
+    >>> tok = CustomTokenizer(["[PAD]", "[UNK]", "[START]", "[END]"], str(path), seq_length=5)
+    >>> tok.bert_pack_inputs(tf.constant(["hello"]))["input_word_ids"].numpy().tolist()
+    [[4, 6, 5, 0, 0]]
+    >>> folder.cleanup()
+    """
+
+    def __init__(self, reserved_tokens: Sequence[str], vocab_path: str | os.PathLike, *, seq_length: int = 128,
+                 **tokenizer_params):
+        if not isinstance(seq_length, int) or seq_length < 3:
+            raise ValueError(f"seq_length: expected an int >= 3, got {seq_length!r}")
+        super().__init__(reserved_tokens, vocab_path, **tokenizer_params)
+        self.seq_length = seq_length
+
+    def _tokenizer_options(self, vocab: list[str], params: dict) -> dict:
+        if params.get("compat") == "hf" and "post_processor" not in params:
+            # BERT inputs then go through encode's template, truncation and padding (Hugging Face's rules).
+            params = dict(params, post_processor=TemplateProcessing.bert(
+                cls_id=self._cls, sep_id=self._sep, cls_token=vocab[self._cls], sep_token=vocab[self._sep],
+                pad_id=self._pad))
+        return params
+
     @tf.function(input_signature=[STRING_BATCH])
     def bert_pack_inputs(self, strings):
         if self.tokenizer.compat == "hf":
@@ -194,19 +239,6 @@ class CustomTokenizer(tf.Module):
         budget = self.seq_length - 1 - len(segments)  # [CLS] and one [SEP] per segment
         return pack_segments(round_robin_trim(segments, budget), seq_length=self.seq_length, cls_id=self._cls,
                              sep_id=self._sep, pad_id=self._pad)
-
-    def _checked(self, ids):
-        """`ids`, once checked to be in [0, vocab size) (the checks run first, not beside the use)."""
-        values = ids.flat_values if isinstance(ids, tf.RaggedTensor) else ids
-        size = tf.cast(tf.shape(self.vocab)[0], values.dtype)
-        checks = [
-            tf.debugging.assert_non_negative(values, message="token ids must be >= 0"),
-            tf.debugging.assert_less(values, size, message="token ids must be < the vocabulary size"),
-        ]
-        with tf.control_dependencies(checks):
-            values = tf.identity(values)
-        return ids.with_flat_values(values) if isinstance(ids, tf.RaggedTensor) else values
-
 
 def pack_segments(segments: list[tf.RaggedTensor], *, seq_length: int, cls_id: int, sep_id: int,
                   pad_id: int) -> dict:
