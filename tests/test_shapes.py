@@ -1,4 +1,4 @@
-"""The row helpers in tf_wordpiece.shapes against NumPy, on any row lengths (hypothesis), in eager and graph mode."""
+"""The row helpers in tf_wordpiece.shapes (and WordPiece's piece ordering) against NumPy and the ragged ops they replace, on any row lengths (hypothesis), in eager and graph mode."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import tensorflow as tf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tf_wordpiece.shapes import rows_and_positions, rows_of_values, rows_to_splits
+from tf_wordpiece.bert.wordpiece import _pieces_in_word_order
+from tf_wordpiece.shapes import merge_words, rows_and_positions, rows_of_values, rows_to_splits, wrap_rows
 
 row_lengths = st.lists(st.integers(min_value=0, max_value=6), max_size=12)  # empty rows and no rows included
 
@@ -50,3 +51,38 @@ def test_positions_count_from_first(lengths, data):
     row, position = rows_and_positions(tf.constant(lengths, tf.int32), first=tf.constant(first, tf.int64), out_type=tf.int64)
     assert row.dtype == position.dtype == tf.int64
     assert (row.numpy().tolist(), position.numpy().tolist()) == (rows, [first[r] + p for r, p in zip(rows, positions)])
+
+
+nested_rows = st.lists(st.lists(st.lists(st.integers(0, 99), max_size=3), max_size=4), max_size=6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=nested_rows, splits_dtype=st.sampled_from([tf.int32, tf.int64]))
+def test_merge_words_and_wrap_rows_equal_the_ragged_ops(rows, splits_dtype):
+    """merge_words == merge_dims(-2, -1); wrap_rows == tf.concat of [first], row, [last] (what they replace)."""
+    if not rows:
+        pieces = tf.RaggedTensor.from_nested_row_splits(
+            tf.zeros([0], tf.int64), [tf.zeros([1], splits_dtype), tf.zeros([1], splits_dtype)])
+    else:
+        pieces = tf.ragged.constant(rows, tf.int64, ragged_rank=2, row_splits_dtype=splits_dtype)
+    merged = merge_words(pieces)
+    assert merged.to_list() == pieces.merge_dims(-2, -1).to_list()
+    count = merged.nrows()
+    firsts, lasts = tf.fill([count, 1], tf.constant(7, tf.int64)), tf.fill([count, 1], tf.constant(8, tf.int64))
+    assert wrap_rows(merged, 7, 8).to_list() == tf.concat([firsts, merged, lasts], axis=1).to_list()
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_pieces_in_word_order_equals_a_stable_sort(data):
+    """WordPiece's scatter ordering == a stable argsort of the pieces' words, for any mix of one-piece and walked words."""
+    num_words = data.draw(st.integers(0, 8))
+    kinds = data.draw(st.lists(st.sampled_from(["none", "single", "walked"]), min_size=num_words, max_size=num_words))
+    single = [w for w, kind in enumerate(kinds) if kind == "single"]
+    single = data.draw(st.permutations(single))
+    walked = [w for w, kind in enumerate(kinds) if kind == "walked" for _ in range(data.draw(st.integers(1, 3)))]
+    splits, order = _pieces_in_word_order(tf.constant(single, tf.int32), tf.constant(walked, tf.int32),
+                                          tf.constant(num_words))
+    word_of = np.array(list(single) + walked, np.int64)
+    assert order.numpy().tolist() == np.argsort(word_of, kind="stable").tolist()
+    assert splits.numpy().tolist() == [0] + np.cumsum(np.bincount(word_of, minlength=num_words)).tolist()

@@ -210,11 +210,13 @@ def wrap_rows(values: tf.RaggedTensor, first, last) -> tf.RaggedTensor:
 
     >>> wrap_rows(tf.ragged.constant([[5, 6], []], tf.int64), 1, 2).to_list()
     [[1, 5, 6, 2], [1, 2]]
+    >>> wrap_rows(tf.ragged.constant([[7]], tf.int32, row_splits_dtype=tf.int32), 0, 9).to_list()
+    [[0, 7, 9]]
     """
-    lengths = values.row_lengths()
+    lengths = tf.cast(values.row_lengths(), tf.int64)
     row, position = rows_and_positions(lengths + 2, out_type=tf.int64)
     size = tf.size(values.flat_values, out_type=tf.int64)
-    source = tf.gather(values.row_starts(), row) + position - 1  # position 1..k: the row's values
+    source = tf.gather(tf.cast(values.row_starts(), tf.int64), row) + position - 1  # position 1..k: the row's values
     source = tf.where(position == 0, size, tf.where(position > tf.gather(lengths, row), size + 1, source))
     pool = tf.concat([values.flat_values, tf.constant([first, last], values.dtype)], 0)
     splits = values.row_splits + 2 * tf.range(tf.size(values.row_splits, out_type=values.row_splits.dtype))
