@@ -71,7 +71,7 @@ class TutorialTokenizer(tf.Module):
             raise ValueError(f"reserved_tokens: {absent} not in the vocab file {os.fspath(vocab_path)!r}; add them")
         ids = {t: i for i, t in enumerate(vocab)}
         self._start, self._end = ids["[START]"], ids["[END]"]
-        self._cls = ids.get("[CLS]", self._start)
+        self._cls = ids.get("[CLS]", self._start)  # [CLS]/[SEP] for CustomTokenizer's BERT inputs
         self._sep = ids.get("[SEP]", self._end)
         self._pad = ids.get("[PAD]", 0)
         self.tokenizer = BertTokenizer(vocab, **self._tokenizer_options(vocab, tokenizer_params))
@@ -162,11 +162,10 @@ class TutorialTokenizer(tf.Module):
         return ids.with_flat_values(values) if isinstance(ids, tf.RaggedTensor) else values
 
 
-
 class CustomTokenizer(TutorialTokenizer):
     """`TutorialTokenizer` plus BERT model inputs: what `tf-wordpiece export --vocab` saves.
 
-    Also traced:
+    Also (with fixed input signatures, so a SavedModel has them):
       bert_pack_inputs(string [batch]) and bert_pack_pair_inputs(string [batch],
         string [batch]) -> {"input_word_ids", "input_mask", "input_type_ids"},
         int32 [batch, seq_length], segments trimmed round-robin like
