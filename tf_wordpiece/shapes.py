@@ -144,9 +144,8 @@ def lower_bound(sorted_values: tf.Tensor, values: tf.Tensor, limit: tf.Tensor) -
     >>> lower_bound(tf.constant([1, 3, 3, 5]), tf.constant([0, 1, 2, 3, 4, 5]), tf.constant(5)).numpy().tolist()
     [0, 0, 1, 1, 3, 3]
     """
-    counts = tf.math.unsorted_segment_sum(tf.ones_like(sorted_values), sorted_values, limit + 1)
-    below = tf.concat([[0], tf.cumsum(counts)], 0)  # below[v]: elements < v
-    return tf.gather(below, values)
+    below = rows_to_splits(tf.cast(sorted_values, tf.int64), limit + 1)  # below[v]: elements < v
+    return tf.cast(tf.gather(below, values), tf.int32)
 
 
 def rows_of_values(row_starts: tf.Tensor, size: tf.Tensor) -> tf.Tensor:

@@ -21,6 +21,16 @@ def table(vocab, buckets):
     return tf.lookup.StaticVocabularyTable(init, num_oov_buckets=buckets)
 
 
+def differences(ours, peer, inputs: list[bytes], *, batch_size: int) -> list[tuple]:
+    """(input, ours, theirs) for every input whose (ids, begin, end) rows differ between the two tokenizers."""
+    bad = []
+    for batch in batches(inputs, batch_size):
+        mine = list(zip(*(rows(t) for t in ours.tokenize_with_offsets(batch))))
+        theirs = list(zip(*(rows(t) for t in peer.tokenize_with_offsets(batch))))
+        bad += [(s, m, t) for s, m, t in zip(batch, mine, theirs) if m != t]
+    return bad
+
+
 @pytest.mark.parametrize("split", [False, True], ids=["whole", "split"])
 @pytest.mark.parametrize("unknown", ["[UNK]", None, "<not-in-vocab>"])
 @pytest.mark.parametrize("buckets", [1, 3])
@@ -49,11 +59,7 @@ def test_bert_on_the_sample_head_and_hard_strings(vocab_path, vocab_tokens, mult
     peer = text.BertTokenizer(table(vocab_tokens, 3), **options)
     ours = twp.BertTokenizer(table(vocab_tokens, 3), offsets="normalized", **options)
     inputs = [s.encode("utf-8") for s in multilingual[:1000] + hard_strings]
-    bad = []
-    for batch in batches(inputs, 500):
-        mine = list(zip(*(rows(t) for t in ours.tokenize_with_offsets(batch))))
-        theirs = list(zip(*(rows(t) for t in peer.tokenize_with_offsets(batch))))
-        bad += [(s, m, t) for s, m, t in zip(batch, mine, theirs) if m != t]
+    bad = differences(ours, peer, inputs, batch_size=500)
     assert not bad, f"{len(bad)} differ; first: {bad[:2]}"
 
 
@@ -94,9 +100,5 @@ def test_bert_whole_sample_unknown_none(vocab_tokens, multilingual, hard_strings
     peer = text.BertTokenizer(table(vocab_tokens, 3), **options)
     ours = twp.BertTokenizer(table(vocab_tokens, 3), offsets="normalized", **options)
     inputs = [s.encode("utf-8") for s in multilingual + hard_strings]
-    bad = []
-    for batch in batches(inputs, 1000):
-        mine = list(zip(*(rows(t) for t in ours.tokenize_with_offsets(batch))))
-        theirs = list(zip(*(rows(t) for t in peer.tokenize_with_offsets(batch))))
-        bad += [(s, m, t) for s, m, t in zip(batch, mine, theirs) if m != t]
+    bad = differences(ours, peer, inputs, batch_size=1000)
     assert not bad, f"{len(bad)} of {len(inputs)} differ; first: {bad[:2]}"

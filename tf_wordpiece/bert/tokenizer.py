@@ -16,8 +16,8 @@ from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer, check_tf_text_norm
 from tf_wordpiece.bert.decoders import WordPieceDecoder, hf_wordpiece_decode
 from tf_wordpiece.bert.post_processors import Encoding, Segment, TemplateProcessing, check_encode_options
 from tf_wordpiece.vocab import Vocab, VocabLike
-from tf_wordpiece.shapes import (as_ids, as_strings, gather_in_rows, map_over_strings, rows_and_positions,
-                                 rows_to_splits, scalar_as_batch)
+from tf_wordpiece.shapes import (as_ids, as_strings, gather_in_rows, map_over_strings, merge_words,
+                                 rows_and_positions, rows_to_splits, scalar_as_batch)
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
 
 COMPAT_MODES = ("tf_text", "hf")
@@ -343,7 +343,7 @@ class BertTokenizer(tf.Module):
                 raise ValueError("pairs: must have the same shape as texts (both scalars or both [batch])")
             strings = tf.concat([texts, pairs], axis=0)
         pieces = self._encode_pieces(strings, is_pretokenized)  # [n, words, pieces]
-        ids, begin, end, word = (t.merge_dims(1, 2) for t in (*pieces, _word_indices(pieces[0])))
+        ids, begin, end, word = (merge_words(t) for t in (*pieces, _word_indices(pieces[0])))
         segments = Segment(tf.cast(ids, tf.int64), begin, end, word)
         first = second = segments
         if pairs is not None:
@@ -363,7 +363,7 @@ class BertTokenizer(tf.Module):
         if not is_pretokenized:
             return self._flat_tokenize_with_offsets(strings)
         per_word = self._flat_tokenize_with_offsets(strings.flat_values)  # [input words, words, pieces]
-        return tuple(strings.with_flat_values(t.merge_dims(1, 2)) for t in per_word)
+        return tuple(strings.with_flat_values(merge_words(t)) for t in per_word)
 
     def decode(self, ids, *, skip_special_tokens: bool = True, clean_up_tokenization_spaces: bool = False) -> tf.Tensor:
         """ids int [batch, tokens] (dense or ragged) -> string [batch], like HF's `Tokenizer.decode_batch`;

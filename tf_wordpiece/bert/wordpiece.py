@@ -14,7 +14,7 @@ import tensorflow as tf
 from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.chains import follow
 from tf_wordpiece.bert.linmaxmatch import LinMaxMatcher
-from tf_wordpiece.shapes import gather_in_rows, map_over_strings, rows_and_positions
+from tf_wordpiece.shapes import gather_in_rows, map_over_strings, rows_and_positions, rows_to_splits
 from tf_wordpiece.vocab import Vocab, VocabLike
 
 # A byte no UTF-8 text contains (0xFF is never valid UTF-8): it prefixes dedup keys
@@ -369,9 +369,7 @@ def _pieces_in_word_order(as_single: tf.Tensor, walk_word: tf.Tensor, num_words:
     >>> splits.numpy().tolist(), order.numpy().tolist()
     ([0, 1, 3, 4, 5], [1, 2, 3, 0, 4])
     """
-    word_of = tf.concat([as_single, walk_word], 0)
-    counts = tf.math.unsorted_segment_sum(tf.ones_like(word_of, tf.int64), word_of, num_words)
-    row_splits = tf.concat([[0], tf.cumsum(counts)], 0)
+    row_splits = rows_to_splits(tf.cast(tf.concat([as_single, walk_word], 0), tf.int64), num_words)
     walk_index = tf.range(tf.size(walk_word, out_type=tf.int64))
     walk_first = tf.math.unsorted_segment_min(walk_index, walk_word, num_words)
     slot = tf.concat([tf.gather(row_splits, as_single),
