@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tf_wordpiece.bert.wordpiece import _pieces_in_word_order
-from tf_wordpiece.shapes import merge_words, rows_and_positions, rows_of_values, rows_to_splits, wrap_rows
+from tf_wordpiece.shapes import merge_words, rows_and_positions, rows_of_values, rows_to_splits, value_rows, wrap_rows
 
 row_lengths = st.lists(st.integers(min_value=0, max_value=6), max_size=12)  # empty rows and no rows included
 
@@ -25,7 +25,8 @@ def all_helpers(lengths):
     row, position = rows_and_positions(lengths)
     splits = tf.concat([[0], tf.cumsum(lengths)], 0)
     from_starts = rows_of_values(splits[:-1], splits[-1])
-    return row, position, from_starts, rows_to_splits(tf.cast(row, tf.int64), tf.size(lengths, out_type=tf.int64))
+    of_ragged = value_rows(tf.RaggedTensor.from_row_splits(tf.range(splits[-1]), splits, validate=False))
+    return row, position, from_starts, of_ragged, rows_to_splits(tf.cast(row, tf.int64), tf.size(lengths, out_type=tf.int64))
 
 
 @settings(max_examples=50, deadline=None)
@@ -33,8 +34,8 @@ def all_helpers(lengths):
 def test_row_helpers_equal_numpy(lengths):
     rows, positions, splits = expected(lengths)
     for run in (all_helpers.python_function, all_helpers):  # eager, then in a graph
-        row, position, from_starts, to_splits = (t.numpy().tolist() for t in run(tf.constant(lengths, tf.int64)))
-        assert (row, position, from_starts, to_splits) == (rows, positions, rows, splits)
+        row, position, from_starts, of_ragged, to_splits = (t.numpy().tolist() for t in run(tf.constant(lengths, tf.int64)))
+        assert (row, position, from_starts, of_ragged, to_splits) == (rows, positions, rows, rows, splits)
 
 
 def test_rows_and_positions_dtypes_and_large_rows():

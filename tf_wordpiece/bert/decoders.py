@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import tensorflow as tf
 
-from tf_wordpiece.shapes import as_ids
+from tf_wordpiece.shapes import as_ids, value_rows
 
 
 def wordpiece_detokenize(token_ids, tokens: tf.Tensor, suffix_indicator: str, unknown_token: str) -> tf.RaggedTensor:
@@ -101,7 +101,7 @@ def hf_wordpiece_decode(
         return tf.strings.reduce_join(pieces, axis=1, separator=" ")
     values = pieces.flat_values
     # Each row's first kept token (rows left empty, the last one too, have none).
-    first = tf.range(tf.size(values, out_type=tf.int64)) == tf.gather(pieces.row_starts(), pieces.value_rowids())
+    first = tf.range(tf.size(values, out_type=tf.int64)) == tf.gather(pieces.row_splits, value_rows(pieces))
     if prefix:
         continues = tf.strings.substr(values, 0, len(prefix.encode("utf-8"))) == prefix
         stripped = tf.strings.regex_replace(values, "^" + re.escape(prefix), "", replace_global=False)

@@ -33,7 +33,7 @@ from tf_wordpiece.bert.composition import Composer
 from tf_wordpiece.bert.normalizers import Normalizer
 from tf_wordpiece.bert.pre_tokenizers import PreTokenizer
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
-from tf_wordpiece.shapes import rows_of_values, rows_to_splits
+from tf_wordpiece.shapes import rows_of_values, rows_to_splits, value_rows
 from tf_wordpiece.vocab import VocabLike
 
 # FastWordpieceTokenizer's default word limit, which keras-hub keeps.
@@ -84,7 +84,7 @@ class KerasHubWordPiece(tf.Module):
         if self.lowercase:
             text = self._fold(text)
         pieces = self.wordpiece.tokenize_flat(text).ids
-        piece_row = tf.gather(row, pieces.value_rowids())
+        piece_row = tf.gather(row, value_rows(pieces))
         return tf.RaggedTensor.from_row_splits(pieces.flat_values, rows_to_splits(piece_row, tf.size(strings,
                                                out_type=tf.int64)), validate=False)
 

@@ -17,7 +17,7 @@ from tf_wordpiece.bert.decoders import WordPieceDecoder, hf_wordpiece_decode
 from tf_wordpiece.bert.post_processors import Encoding, Segment, TemplateProcessing, check_encode_options
 from tf_wordpiece.vocab import Vocab, VocabLike
 from tf_wordpiece.shapes import (as_ids, as_strings, gather_in_rows, map_over_strings, merge_words,
-                                 rows_and_positions, rows_to_splits, scalar_as_batch)
+                                 rows_and_positions, rows_to_splits, scalar_as_batch, value_rows)
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
 
 COMPAT_MODES = ("tf_text", "hf")
@@ -458,7 +458,7 @@ class BertTokenizer(tf.Module):
         if self.offsets == "normalized" and self.wordpiece_tokenizer.unknown_token is not None:
             # tensorflow_text ends a too-long word's [UNK] at len(unknown_token) past its start.
             unknown_length = len(self.wordpiece_tokenizer.unknown_token.encode("utf-8"))
-            too_long = tf.gather(pieces.over_byte_limit, end.value_rowids())
+            too_long = tf.gather(pieces.over_byte_limit, value_rows(end))
             end = end.with_flat_values(tf.where(too_long, begin.flat_values + unknown_length, end.flat_values))
         ids = self.wordpiece_tokenizer.to_output_type(pieces.ids, pieces.text)
         nrows = tf.size(flat, out_type=tf.int64)
@@ -474,7 +474,7 @@ def _word_indices(pieces: tf.RaggedTensor) -> tf.RaggedTensor:
     """[n, words, pieces] -> int64 [n, words, pieces]: each piece's word index in its string."""
     words = pieces.values  # [all words, pieces]
     _, position = rows_and_positions(pieces.row_lengths(), out_type=tf.int64)
-    return pieces.with_values(words.with_values(tf.gather(position, words.value_rowids())))
+    return pieces.with_values(words.with_values(tf.gather(position, value_rows(words))))
 
 
 def _as_batch(values, name: str) -> tuple[tf.Tensor, bool]:

@@ -14,7 +14,7 @@ import tensorflow as tf
 from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.chains import follow
 from tf_wordpiece.bert.linmaxmatch import LinMaxMatcher
-from tf_wordpiece.shapes import gather_in_rows, map_over_strings, rows_and_positions, rows_to_splits
+from tf_wordpiece.shapes import gather_in_rows, map_over_strings, rows_and_positions, rows_to_splits, value_rows
 from tf_wordpiece.vocab import Vocab, VocabLike
 
 # A byte no UTF-8 text contains (0xFF is never valid UTF-8): it prefixes dedup keys
@@ -170,7 +170,7 @@ class WordpieceTokenizer(tf.Module):
         """Byte ends, with tensorflow_text's len(unknown_token) for words over the byte limit."""
         if self.max_bytes_per_word is None or self.unknown_token is None:  # None: the word, to its end
             return pieces.byte_end
-        over = tf.gather(pieces.over_byte_limit, pieces.byte_end.value_rowids())
+        over = tf.gather(pieces.over_byte_limit, value_rows(pieces.byte_end))
         unknown_length = len(self.unknown_token.encode("utf-8"))
         return pieces.byte_end.with_flat_values(tf.where(over, unknown_length, pieces.byte_end.flat_values))
 
@@ -228,7 +228,7 @@ class WordpieceTokenizer(tf.Module):
         indicator inside a word); ids by `Vocab.lookup` (OOV buckets)."""
         ids = pieces.ids.flat_values
         begin, end = pieces.byte_begin.flat_values, pieces.byte_end.flat_values
-        word = tf.gather(words, pieces.ids.value_rowids())
+        word = tf.gather(words, value_rows(pieces.ids))
         character = tf.strings.substr(word, begin, end - begin)
         if self.unknown_token is not None:
             character = tf.fill(tf.shape(character), self.unknown_token)
@@ -277,7 +277,7 @@ class WordpieceTokenizer(tf.Module):
         match = self._matcher.match if self.algorithm == "linmaxmatch" else self._max_match
         walk_word, walk_begin, walk_end, walk_ids, failed = match(tf.gather(words, todo), tf.gather(n_chars, todo))
         as_single = tf.cast(tf.reshape(tf.where(single & ~empty), [-1]), tf.int32)
-        as_single = tf.concat([as_single, tf.boolean_mask(todo, failed)], 0)
+        as_single = tf.concat([as_single, tf.gather(todo, tf.reshape(tf.where(failed), [-1]))], 0)
         walk_word = tf.gather(todo, walk_word)
         ids = tf.concat([tf.gather(single_id, as_single), walk_ids], 0)
         begin = tf.concat([tf.zeros_like(as_single), walk_begin], 0)
