@@ -39,7 +39,7 @@ from tf_wordpiece.subword.tfds import TfdsGraph
 from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.chains import follow
 from tf_wordpiece.files import write_text_atomically
-from tf_wordpiece.shapes import PythonEntry, as_ids, as_strings, lower_bound
+from tf_wordpiece.shapes import PythonEntry, as_ids, as_strings, lower_bound, value_rows
 
 STRING_BATCH = tf.TensorSpec([None], tf.string)
 _BACKSLASH, _UNDERSCORE, _SEMICOLON, _LOWER_U, _NEWLINE = 92, 95, 59, 117, 10
@@ -210,7 +210,7 @@ class SubwordTextEncoder(tf.Module):
         cps = chars.flat_values
         size = tf.size(cps)
         position = tf.range(size)
-        row = tf.cast(chars.value_rowids(), tf.int32)
+        row = value_rows(chars)
         row_start = tf.gather(tf.cast(chars.row_starts(), tf.int32), row)
         alnum = self._alnum(cps) > 0
         starts = (position == row_start) | (alnum != tf.gather(alnum, tf.maximum(position - 1, 0)))
@@ -250,7 +250,7 @@ class SubwordTextEncoder(tf.Module):
         cps = chars.flat_values
         size = tf.size(cps)
         position = tf.range(size)
-        row_end = tf.gather(tf.cast(chars.row_limits(), tf.int32), tf.cast(chars.value_rowids(), tf.int32))
+        row_end = tf.gather(tf.cast(chars.row_limits(), tf.int32), value_rows(chars))
         padded = tf.concat([cps, [-1]], 0)
         following = tf.where(position + 1 < row_end, tf.gather(padded, position + 1), -1)
         is_digit = (cps >= 48) & (cps <= 57)
@@ -285,7 +285,7 @@ class SubwordTextEncoder(tf.Module):
         first = tf.strings.unicode_decode(tf.strings.substr(words, 0, 1, unit="UTF8_CHAR"), "UTF-8").flat_values
         alnum = self._alnum(first) > 0
         position = tf.range(tf.size(words))
-        row_start = tf.gather(tf.cast(tokens.row_starts(), tf.int32), tf.cast(tokens.value_rowids(), tf.int32))
+        row_start = tf.gather(tf.cast(tokens.row_starts(), tf.int32), value_rows(tokens))
         spaced = (position > row_start) & alnum & tf.gather(alnum, tf.maximum(position - 1, 0))
         words = tf.where(spaced, tf.strings.join([" ", words]), words)
         return tf.strings.reduce_join(tokens.with_flat_values(words), axis=1)

@@ -39,6 +39,7 @@ import tensorflow as tf
 from tf_wordpiece.subword import graph as sg
 from tf_wordpiece.subword import learner as sl
 from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.shapes import value_rows
 
 UNDERSCORE, SPACE = 95, 32
 
@@ -82,7 +83,8 @@ class TfdsGraph(tf.Module):
         texts = tf.gather(self._texts, values)
         is_byte = values >= len(self.subwords)
         position = tf.range(tf.size(values, out_type=tf.int64))
-        row_start = tf.gather(kept.row_starts(), kept.value_rowids())
+        row = value_rows(kept)
+        row_start = tf.gather(kept.row_starts(), row)
         # A run of byte ids is read as UTF-8 together; each subword is a run of its own.
         starts = (position == row_start) | ~is_byte | ~sg.previous(is_byte)
         run = tf.cumsum(tf.cast(starts, tf.int64)) - 1
@@ -90,7 +92,7 @@ class TfdsGraph(tf.Module):
         run_is_bytes = tf.boolean_mask(is_byte, starts)
         run_text = tf.where(run_is_bytes, tf.strings.unicode_transcode(run_text, "UTF-8", "UTF-8", errors="replace"),
                             run_text)
-        per_row = tf.RaggedTensor.from_value_rowids(run_text, tf.boolean_mask(kept.value_rowids(), starts),
+        per_row = tf.RaggedTensor.from_value_rowids(run_text, tf.cast(tf.boolean_mask(row, starts), tf.int64),
                                                     nrows=kept.nrows())
         return tf.strings.reduce_join(per_row, axis=1)
 
@@ -139,7 +141,7 @@ class TfdsGraph(tf.Module):
         n_bytes = 1 + tf.cast(cps >= 0x80, tf.int32) + tf.cast(cps >= 0x800, tf.int32) + tf.cast(cps >= 0x10000, tf.int32)
         count = tf.cast(tf.where(matched | (cps == UNDERSCORE), 1, n_bytes), tf.int64)
         pieces = tf.RaggedTensor.from_row_lengths(tf.range(tf.reduce_sum(count)), count)
-        piece = tf.cast(pieces.value_rowids(), tf.int32)
+        piece = value_rows(pieces)
         k = tf.cast(pieces.flat_values - tf.gather(pieces.row_starts(), piece), tf.int32)  # byte index in the piece
         cp, width = tf.gather(cps, piece), tf.gather(n_bytes, piece)
         part = tf.bitwise.right_shift(cp, 6 * (width - 1 - k))
