@@ -240,3 +240,14 @@ def test_vocabulary_without_suffix_pieces_in_a_graph():
     tok = twp.BertTokenizer(["[UNK]", "a", "b", "ab"], token_out_type=tf.string)
     tokenize = tf.function(tok.tokenize, input_signature=[tf.TensorSpec([None], tf.string)])
     assert tokenize(tf.constant(["ab ba a"])).to_list() == [[[b"ab"], [b"[UNK]"], [b"a"]]]
+
+
+@pytest.mark.parametrize("compat", ["tf_text", "hf"])
+def test_tokenize_graph_stays_small(compat):
+    # Each instantiation of the function (every new tf.data iterator, every epoch) pays for each node of
+    # the traced graph before Grappler prunes it: RaggedTensor.value_rowids() alone was ~70 nodes a call.
+    tok = twp.BertTokenizer(TINY, compat=compat)
+    graph = tf.function(tok.tokenize).get_concrete_function(tf.TensorSpec([None], tf.string)).graph
+    value_rowids = [n.name for n in graph.as_graph_def().node if "RaggedValueRowIds" in n.name]
+    assert not value_rowids, f"use shapes.value_rows: {value_rowids[:3]}"
+    assert len(graph.as_graph_def().node) < 1000
