@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import pathlib
+import re
 import subprocess
 import sys
+import tomllib
 import warnings
 import zipfile
 
@@ -137,16 +140,18 @@ def test_beam_prints_the_summary_learn_prints(user_folder, capsys, library_temp_
 def test_non_utf8_input_names_the_file_and_line(user_folder, capsys):
     (user_folder / "latin1.tsv").write_bytes("ol\u00e1\thello\ncaf\u00e9\tcoffee\n".encode("utf-8")[:6] + "\n\u00e9\tx\n".encode("latin-1"))
     assert cli.main(["export", "--input", "latin1.tsv", "--out", "m"]) == 2
-    assert "--input: latin1.tsv is not UTF-8 text: line 2 holds the byte 0xe9" in capsys.readouterr().err
+    assert "--input: latin1.tsv is not UTF-8 text: line 2 holds the byte 0xe9 at byte offset 0" in capsys.readouterr().err
     assert not (user_folder / "m").exists()
 
 
-def test_learn_fails_on_a_file_that_is_mostly_not_utf8(user_folder, capsys):
-    (user_folder / "latin1.txt").write_bytes("caf\u00e9 cr\u00e8me br\u00fbl\u00e9e ol\u00e1\n".encode("latin-1") * 20)
-    assert cli.main(["learn", "--input", "latin1.txt", "--out", "vocab.txt"]) == 2
+def test_learn_fails_on_one_line_that_is_not_utf8_as_export_does(user_folder, capsys):
+    lines = ["good text here"] * 9000 + ["one caf\u00e9 in latin-1"] + ["more good text"] * 10  # past one batch
+    (user_folder / "mixed.txt").write_bytes("\n".join(lines).encode("utf-8").replace("\u00e9".encode("utf-8"), b"\xe9"))
+    assert cli.main(["learn", "--input", "notes.txt", "mixed.txt", "--out", "vocab.txt"]) == 2
     err = capsys.readouterr().err
-    assert "are not valid UTF-8; is it a UTF-8 text file?" in err and "latin1.txt" in err
-    assert not (user_folder / "vocab.txt").exists()
+    assert ("tf-wordpiece learn: --input: mixed.txt is not UTF-8 text: line 9001 holds the byte 0xe9 at byte offset 7; "
+            "convert the file to UTF-8 first") in err
+    assert "warning" not in err and not (user_folder / "vocab.txt").exists()
 
 
 def test_export_too_small_vocab_size_is_the_error_learn_gives(user_folder, capsys):
@@ -202,20 +207,31 @@ def test_missing_tfds_dataset_says_how_to_download_it(user_folder, capsys, libra
         assert "tfds build ted_hrlr_translate/pt_to_en" in error and "download=True" not in error.split(";")[0]
 
 
-def test_learn_on_a_tiny_corpus_says_why_it_is_short(user_folder, capsys):
-    assert cli.main(["learn", "--input", "pairs.tsv", "--out", "vocab.txt", "--vocab-size", "500"]) == 0
+@pytest.mark.parametrize("corpus, advice", [
+    ("pairs.tsv", "every word occurs at least 50 times, more than --lower-thresh 10, so a lower --lower-thresh "
+                  "changes nothing; give more text"),
+    ("thesis.txt", "fewer than --lower-thresh 10; give more text or lower --lower-thresh"),
+])
+def test_learn_on_a_tiny_corpus_says_why_it_is_short(user_folder, capsys, corpus, advice):
+    assert cli.main(["learn", "--input", corpus, "--out", "vocab.txt", "--vocab-size", "500"]) == 0
     printed = capsys.readouterr().out
     assert "(target 500)" in printed
-    assert "note: fewer tokens than the target" in printed and "lower --lower-thresh" in printed
+    assert "note: fewer tokens than the target" in printed and advice in printed
+    # The summary and the note speak of one threshold, the one the tokens were kept by.
+    summary = re.search(r"count threshold (\d+) \(searched within --lower-thresh 10 \.\. --upper-thresh", printed)
+    note = re.search(r"occur at least (\d+) times \(the count threshold\)", printed)
+    assert summary and note and summary.group(1) == note.group(1), printed
 
 
 # A command line that feels quick.
 
-def test_help_and_argument_errors_do_not_import_tensorflow():
+def test_help_and_argument_errors_do_not_import_tensorflow(tmp_path):
     probe = (
         "import sys\n"
         "from tf_wordpiece import cli\n"
-        "for argv in (['--help'], ['learn', '--help'], ['export', '--help'], ['tokenize', 'x']):\n"
+        "for argv in (['--help'], ['learn', '--help'], ['export', '--help'], ['tokenize', 'x'], ['--version'],\n"
+        "             ['tokenize', '--vocab', 'missing.txt', 'x'], ['export', '--input', 'missing.tsv'],\n"
+        "             ['learn', '--input', 'missing.txt', '--out', 'v.txt'], ['tokenize', '--vocab', '.', 'x']):\n"
         "    try:\n"
         "        cli.main(argv)\n"
         "    except SystemExit:\n"
@@ -223,11 +239,104 @@ def test_help_and_argument_errors_do_not_import_tensorflow():
         "print('tensorflow' in sys.modules, 'tqdm' in sys.modules)\n"
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
-                            env=dict(os.environ, PYTHONPATH=str(REPO)))
+                            env=dict(os.environ, PYTHONPATH=str(REPO)), cwd=tmp_path)
     assert result.stdout.strip().endswith("False False"), result.stdout + result.stderr
     assert "(default: 8000)" in result.stdout and "(default: 10)" in result.stdout  # every default shown
     assert "usage: tf-wordpiece tokenize" in result.stderr  # the tokenize usage, not the top-level one
     assert "give exactly one of --vocab or --tokenizer-json" in result.stderr
+    version = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert f"tf-wordpiece {version}\n" in result.stdout
+    # Bad paths are reported before TensorFlow loads, each in its option's name.
+    assert "tf-wordpiece tokenize: --vocab: 'missing.txt' does not exist; check the path" in result.stderr
+    assert "tf-wordpiece export: --input: 'missing.tsv' does not exist; check the path" in result.stderr
+    assert "tf-wordpiece learn: --input: 'missing.txt' does not exist; check the path" in result.stderr
+    assert "tf-wordpiece tokenize: --vocab: '.' is a folder; give the path of a file" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["tokenize", "learn", "export"])
+def test_help_shows_each_default_once(capsys, command):
+    with pytest.raises(SystemExit):
+        cli.main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())  # help lines rewrapped into one
+    assert "(default: None)" not in text
+    assert not re.search(r"\(default:[^)]*\)\s*\(default:", text), text
+    if command == "tokenize":
+        assert text.count("(default: [UNK], or the tokenizer.json's)") == 1
+
+
+@pytest.mark.parametrize("argv, unknown", [
+    (["tokenize", "--vocab", str(VOCAB), "--lowercase", "hello"], "--lowercase"),
+    (["learn", "--input", "x.txt", "--out", "v.txt", "--vocabsize", "10"], "--vocabsize"),
+    (["export", "--no-zipp"], "--no-zipp"),
+])
+def test_a_misspelt_option_shows_the_command_usage(capsys, argv, unknown):
+    with pytest.raises(SystemExit) as exit:
+        cli.main(argv)
+    err = capsys.readouterr().err
+    assert exit.value.code == 2
+    assert err.startswith(f"usage: tf-wordpiece {argv[0]} ")
+    assert f"tf-wordpiece {argv[0]}: error: unrecognized arguments: {unknown}" in err
+
+
+def test_a_non_utf8_argument_is_a_one_line_error():
+    # Real bytes on the command line: Python hands them over as surrogate escapes. Refused before TensorFlow loads.
+    result = subprocess.run([sys.executable, "-m", "tf_wordpiece.cli", "tokenize", "--vocab", str(VOCAB), "ok",
+                             b"caf\xe9"], capture_output=True, timeout=60, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert result.returncode == 2 and result.stdout == b""
+    assert result.stderr.decode() == (
+        "tf-wordpiece tokenize: text: argument 2 b'caf\\xe9' is not valid UTF-8 (byte 0xe9 at byte offset 3); pass "
+        "text in UTF-8: set a UTF-8 locale in the terminal (e.g. LANG=C.UTF-8) or convert it with iconv -f latin1 "
+        "-t utf-8\n")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["tokenize", "--vocab", str(VOCAB), "--unknown-token", "\udcff", "x"], "tokenize: --unknown-token: b'\\xff' is"),
+    (["learn", "--input", "pairs.tsv", "--out", "v.txt", "--reserved", "[UNK]", "\udce9"],
+     "learn: --reserved: argument 2 b'\\xe9' is"),
+    (["learn", "--input", "pairs.tsv", "--out", "v.txt", "--joiner", "#\udce9"], "learn: --joiner: b'#\\xe9' is"),
+    (["export", "--out", "m\udce9"], "export: --out: b'm\\xe9' is"),
+])
+def test_non_utf8_arguments_name_the_option(user_folder, capsys, argv, message):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tf-wordpiece {message} not valid UTF-8") and err.count("\n") == 1
+    assert sorted(p.name for p in user_folder.iterdir()) == ["data", "notes.txt", "pairs.tsv", "thesis.txt"]
+
+
+def test_library_errors_name_the_option(user_folder, capsys):
+    (user_folder / "bad.json").write_text('{"model": {"type": "BPE"}}', encoding="utf-8")
+    (user_folder / "empty.json").write_text("{}", encoding="utf-8")
+    (user_folder / "three.tsv").write_text("a\tb\nc\td\te\n", encoding="utf-8")
+    assert cli.main(["tokenize", "--tokenizer-json", "bad.json", "x"]) == 2
+    assert capsys.readouterr().err.startswith("tf-wordpiece tokenize: --tokenizer-json: 'bad.json': model type 'BPE'")
+    assert cli.main(["tokenize", "--tokenizer-json", "empty.json", "x"]) == 2
+    assert capsys.readouterr().err.startswith("tf-wordpiece tokenize: --tokenizer-json: 'empty.json' has no 'model'")
+    assert cli.main(["export", "--input", "three.tsv", "--out", "m"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "tf-wordpiece export: --input: three.tsv: line 2 has 3 tab-separated fields, expected 2")
+
+
+def test_beam_module_starts_quietly(user_folder):
+    pytest.importorskip("apache_beam")
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"} | {"PYTHONPATH": str(REPO)}
+    result = subprocess.run([sys.executable, "-m", "tf_wordpiece.learning.beam", "--input", "none-*.txt", "--out",
+                             "v.txt"], capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 2  # Beam and TensorFlow loaded: the pipeline would have started next
+    assert result.stderr == "python -m tf_wordpiece.learning.beam: --input: no files match 'none-*.txt'; check the path or the glob\n"
+
+
+def test_hiding_a_log_record_keeps_the_others(caplog):
+    from tf_wordpiece.console import hide_log_records
+
+    hidden = hide_log_records("apitools not found")
+    try:
+        with caplog.at_level(logging.WARNING):
+            logging.warning("apitools not found, and bigquery client libraries are not available")
+            logging.warning("a warning the user should see")
+    finally:
+        logging.getLogger().removeFilter(hidden)
+    assert [r.getMessage() for r in caplog.records] == ["a warning the user should see"]
 
 
 def test_commands_hide_tensorflow_log_lines(tmp_path):

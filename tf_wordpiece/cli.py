@@ -8,10 +8,14 @@ Ctrl-C ends any command at once with exit code 130 and leaves no temporary file.
 from __future__ import annotations
 
 import argparse
+import pathlib
 import sys
 
-from tf_wordpiece.console import import_tensorflow_quietly, in_option_names, run_command
-from tf_wordpiece.learning.params import add_learn_options, bert_tokenizer_params, int_at_least, learn_params, size_notes
+from tf_wordpiece import __version__
+from tf_wordpiece.console import (CommandParser, DefaultsOnceHelpFormatter, check_readable_files, check_utf8_arguments,
+                                  import_tensorflow_quietly, in_option_names, run_command)
+from tf_wordpiece.learning.params import (add_learn_options, bert_tokenizer_params, int_at_least, learn_params,
+                                          size_notes, threshold_summary)
 
 _LOGS = "TensorFlow's own log lines are hidden; set TF_CPP_MIN_LOG_LEVEL=0 to see them."
 
@@ -27,7 +31,8 @@ def main(argv: list[str] | None = None) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tf-wordpiece", description="WordPiece tokenization in core TensorFlow ops.",
                                      epilog=_LOGS)
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.add_argument("--version", action="version", version=f"tf-wordpiece {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=CommandParser)
     _add_tokenize_command(commands)
     _add_learn_command(commands)
     _add_export_command(commands)
@@ -35,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _subcommand(commands, name: str, **texts) -> argparse.ArgumentParser:
-    return commands.add_parser(name, formatter_class=argparse.ArgumentDefaultsHelpFormatter, epilog=_LOGS, **texts)
+    return commands.add_parser(name, formatter_class=DefaultsOnceHelpFormatter, epilog=_LOGS, **texts)
 
 
 def _add_tokenize_command(commands) -> None:
@@ -61,7 +66,9 @@ def _add_learn_command(commands) -> None:
         "For corpora too large for one machine: python -m tf_wordpiece.learning.beam (same options, Apache Beam).",
     )
     source = learn.add_mutually_exclusive_group(required=True)
-    source.add_argument("--input", nargs="+", metavar="FILE", help="UTF-8 text files, one sentence or document a line ('-': stdin)")
+    source.add_argument("--input", nargs="+", metavar="FILE",
+                        help="UTF-8 text files, one sentence or document a line ('-': stdin); a line that is not "
+                        "UTF-8 is an error naming the file, line and byte")
     source.add_argument("--tfds", metavar="NAME:SPLIT:FEATURE", help="e.g. ted_hrlr_translate/pt_to_en:train:en, from your TFDS data dir")
     add_learn_options(learn)
     learn.set_defaults(run=_learn, parser=learn)
@@ -75,7 +82,9 @@ def _add_export_command(commands) -> None:
         "prints the round trip of 'Hello TensorFlow!'.",
     )
     source = exp.add_mutually_exclusive_group()
-    source.add_argument("--input", nargs="+", metavar="TSV", help="pt<TAB>en files, UTF-8 (default: the embedded sample)")
+    source.add_argument("--input", nargs="+", metavar="TSV",
+                        help="pt<TAB>en files, UTF-8 (a line that is not is an error naming the file, line and byte; "
+                        "default: the embedded sample)")
     source.add_argument("--tfds", metavar="NAME", help="e.g. ted_hrlr_translate/pt_to_en, if in your TFDS data dir")
     exp.add_argument("--out", default="ted_hrlr_translate_pt_en_converter", help="SavedModel folder to write")
     exp.add_argument("--vocab-size", type=int_at_least(1), default=8000, help="target size of each vocabulary")
@@ -87,8 +96,10 @@ def _add_export_command(commands) -> None:
     exp.set_defaults(run=_export, parser=exp)
 
 
-def _fail(args, error: Exception) -> int:
-    print(f"tf-wordpiece {args.command}: {in_option_names(str(error), args.parser)}", file=sys.stderr)
+def _fail(args, error: Exception, *, option: str | None = None, aliases: dict[str, str] | None = None) -> int:
+    """Prints the error in the command's option names (`option` in front of one that names none); returns 2."""
+    message = in_option_names(str(error), args.parser, aliases=aliases, option=option)
+    print(f"tf-wordpiece {args.command}: {message}", file=sys.stderr)
     return 2
 
 
@@ -98,6 +109,8 @@ def _learn(args, kept: list[str]) -> int:
     from tf_wordpiece.files import check_file_output, looks_like_text_lines
 
     try:
+        check_utf8_arguments(args, {"reserved": "--reserved", "joiner": "--joiner", "tfds": "--tfds"})
+        check_readable_files(args.input or [], "--input", stdin=True)
         check_file_output(args.out, overwrite=args.overwrite, what="--out", kind="vocab file",
                           looks_ours=looks_like_text_lines)
     except (ValueError, FileExistsError) as e:
@@ -107,31 +120,32 @@ def _learn(args, kept: list[str]) -> int:
     from tf_wordpiece.bert.basic_tokenizer import tf_text_basic_tokenizer
 
     source = ", ".join(args.input) if args.input else args.tfds
+    not_utf8: list[str] = []  # the first line that is not UTF-8, if any: reading stops there
     try:
-        dataset = word_counts.text_line_dataset(args.input) if args.input else word_counts.tfds_text_dataset(args.tfds)
+        dataset = (word_counts.text_line_dataset(args.input, not_utf8=not_utf8) if args.input
+                   else word_counts.tfds_text_dataset(args.tfds))
         splitter = tf_text_basic_tokenizer(**bert_tokenizer_params(args))
         start = time.perf_counter()
         counts = word_counts.count_words(dataset, splitter, progress=True)
         counted = time.perf_counter()
-        _check_counts(counts, source)
+        _check_counts(counts, source, not_utf8)
         vocab, stats = _learn_vocab(counts, args)
     except (ValueError, TypeError, FileExistsError) as e:
-        return _fail(args, e)
+        return _fail(args, e, option="--input" if args.input else "--tfds")
     kept.append(args.out)
     _print_learn_summary(args, vocab, counts, stats, source, seconds=(counted - start, time.perf_counter() - counted))
     return 0
 
 
-def _check_counts(counts, source: str) -> None:
-    """Fails on a corpus without words or mostly not UTF-8; warns when some words were skipped as invalid UTF-8."""
-    invalid, valid = counts.skipped_invalid_utf8, sum(counts.values())
-    if invalid > valid:
-        raise ValueError(f"input: {invalid} of the {invalid + valid} words in {source} are not valid UTF-8; is it a "
-                         "UTF-8 text file? Convert it first, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8")
+def _check_counts(counts, source: str, not_utf8: list[str]) -> None:
+    """Fails on text that is not UTF-8 (nothing is learned from a corpus read in part) and on one without words."""
+    if not_utf8:
+        raise ValueError(not_utf8[0])
+    if counts.skipped_invalid_utf8:  # --tfds: strings without a file and line
+        raise ValueError(f"{counts.skipped_invalid_utf8} words in {source} are not valid UTF-8; re-encode the "
+                         "dataset's text as UTF-8")
     if not counts:
         raise ValueError(f"input: no words in {source} ({counts.lines} lines); is the corpus empty?")
-    if invalid:
-        print(f"warning: skipped {invalid} of {invalid + valid} words of invalid UTF-8 in {source}", file=sys.stderr)
 
 
 def _learn_vocab(counts, args) -> tuple[list[str], dict]:
@@ -145,21 +159,24 @@ def _learn_vocab(counts, args) -> tuple[list[str], dict]:
 
 def _print_learn_summary(args, vocab, counts, stats, source: str, *, seconds: tuple[float, float]) -> None:
     print(f"learned {len(vocab)} tokens (target {args.vocab_size}) from {counts.lines} lines of {source}, "
-          f"{len(counts)} distinct words ({stats['words']} learned from); count threshold {stats['threshold']} after "
-          f"{stats['search_steps']} search steps; counting {seconds[0]:.1f} s, learning {seconds[1]:.1f} s -> {args.out}")
+          f"{len(counts)} distinct words ({stats['words']} learned from); {threshold_summary(stats, args)}; "
+          f"counting {seconds[0]:.1f} s, learning {seconds[1]:.1f} s -> {args.out}")
     for note in size_notes(len(vocab), args.vocab_size, stats, slack_ratio=args.slack_ratio,
                            lower_thresh=args.lower_thresh):
         print(f"note: {note}")
 
 
 def _export(args, kept: list[str]) -> int:
+    try:
+        check_utf8_arguments(args, {"out": "--out", "tfds": "--tfds"})  # TensorFlow writes --out: it needs UTF-8
+        check_readable_files(args.input or [], "--input")
+        model_dir = _check_export_outputs(args)
+    except (ValueError, FileExistsError) as e:
+        return _fail(args, e)
     tf = import_tensorflow_quietly()
     from tf_wordpiece.export import converter
 
     try:
-        serving = args.serving_version is not None  # the model goes to OUT/N, the zip holds OUT
-        model_dir = str(converter.serving_model_dir(args.out, args.serving_version))
-        out = converter.check_outputs(model_dir, overwrite=args.overwrite, make_zip=not args.no_zip and not serving)
         if args.input:
             pairs = converter.tsv_file_pairs(args.input)
         elif args.tfds:
@@ -168,18 +185,20 @@ def _export(args, kept: list[str]) -> int:
             pairs = converter.embedded_pairs()
         summary = converter.export_converter(args.out, pairs, vocab_size=args.vocab_size, overwrite=args.overwrite,
                                              make_zip=False, serving_version=args.serving_version)
-        kept.append(str(out))
+        kept.append(str(model_dir))
         if not args.no_zip:
-            summary["zip"] = converter.zip_atomically(out.parent if serving else out, overwrite=args.overwrite)
+            serving = args.serving_version is not None  # the model goes to OUT/N, the zip holds OUT
+            summary["zip"] = converter.zip_atomically(model_dir.parent if serving else model_dir,
+                                                      overwrite=args.overwrite)
             kept.append(summary["zip"])
     except (ValueError, FileExistsError) as e:
-        return _fail(args, e)
+        return _fail(args, e, option="--input" if args.input else "--tfds" if args.tfds else None)
     print(
         f"exported {args.out}: {summary['pairs']} pairs, vocab pt {summary['pt_vocab_size']} / en "
         f"{summary['en_vocab_size']}, learned in {summary['learn_seconds']:.1f} s, saved in "
         f"{summary['export_seconds']:.1f} s, {summary['size_bytes'] / 1e6:.1f} MB" + (f", zip {summary['zip']}" if "zip" in summary else "")
     )
-    reloaded = tf.saved_model.load(str(out))
+    reloaded = tf.saved_model.load(str(model_dir))
     ids = reloaded.en.tokenize(tf.constant(["Hello TensorFlow!"]))
     print("Hello TensorFlow! ->", ids.to_list())
     print("tokens:", [t.decode() for t in reloaded.en.lookup(ids).to_list()[0]])
@@ -187,9 +206,28 @@ def _export(args, kept: list[str]) -> int:
     return 0
 
 
+def _check_export_outputs(args) -> pathlib.Path:
+    """The SavedModel folder export writes (OUT, or OUT/N for TF Serving), checked with its zip before any work."""
+    from tf_wordpiece.files import check_model_folder, check_zip_output
+
+    base = pathlib.Path(args.out).resolve()
+    model_dir = check_model_folder(base if args.serving_version is None else base / str(args.serving_version),
+                                   overwrite=args.overwrite, what="--out")
+    if not args.no_zip:  # TF Serving's layout zips OUT, which may hold other versions
+        check_zip_output(base.with_name(base.name + ".zip"), overwrite=args.overwrite, folder_name=base.name,
+                         what="--out")
+    return model_dir
+
+
 def _tokenize(args, kept: list[str]) -> int:
     if bool(args.vocab) == bool(args.tokenizer_json):
         args.parser.error("give exactly one of --vocab or --tokenizer-json")
+    option = "--vocab" if args.vocab else "--tokenizer-json"
+    try:
+        check_utf8_arguments(args, {"text": "text", "unknown_token": "--unknown-token"})
+        check_readable_files([args.vocab or args.tokenizer_json], option)
+    except ValueError as e:
+        return _fail(args, e)
     tf = import_tensorflow_quietly()
     import tf_wordpiece as twp
 
@@ -201,7 +239,7 @@ def _tokenize(args, kept: list[str]) -> int:
             tokenizer = twp.BertTokenizer(args.vocab, compat=args.compat, lower_case=args.lower_case,
                                           unknown_token=args.unknown_token or "[UNK]")
     except (ValueError, TypeError) as e:
-        return _fail(args, e)
+        return _fail(args, e, option=option, aliases={"path": option, "vocab": option})
     ids, begin, end = tokenizer.tokenize_with_offsets(tf.constant(args.text))
     for row, text in enumerate(args.text):
         print(text)

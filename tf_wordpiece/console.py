@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 import re
 import sys
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 INTERRUPTED = 130  # the shell's code for a process ended by Ctrl-C (128 + SIGINT)
 
@@ -45,15 +46,106 @@ def _stderr_muted() -> Iterator[None]:
         os.close(devnull)
 
 
-def in_option_names(message: str, parser: argparse.ArgumentParser) -> str:
-    """Writes the Python argument names of a library error as the parser's options: vocab_size -> --vocab-size."""
-    options = {action.dest: action.option_strings[0] for action in parser._actions if action.option_strings}
+def hide_log_records(*beginnings: str) -> Callable[[logging.LogRecord], bool]:
+    """Drops the root logger's records whose message starts with one of `beginnings`; every other record passes.
 
-    def option(match: re.Match) -> str:
+    For a library's import-time warnings that do not concern the user, such as
+    Apache Beam's "apitools not found" (it logs on the root logger). Returns
+    the filter (`logging.getLogger().removeFilter(it)` ends it).
+    """
+
+    def keep(record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(beginnings)
+
+    logging.getLogger().addFilter(keep)
+    return keep
+
+
+class DefaultsOnceHelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """argparse's "(default: X)" after each option's help, unless the help states its default or there is none."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.default is None or "default" in (action.help or ""):
+            return action.help or ""
+        return super()._get_help_string(action)
+
+
+class CommandParser(argparse.ArgumentParser):
+    """A subcommand's parser: an unknown option is its own error, shown with its own usage.
+
+    argparse hands a subparser's unknown arguments up to the top-level parser,
+    which would report them with the top-level usage.
+    """
+
+    def parse_known_args(self, args=None, namespace=None):
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+
+def check_utf8_arguments(args: argparse.Namespace, names: dict[str, str]) -> None:
+    """Raises ValueError, naming the argument, if a text argument is not UTF-8.
+
+    Python hands over undecodable command-line bytes as lone surrogates
+    (U+DC80..U+DCFF, "surrogateescape"); TensorFlow cannot take such a str.
+    `names` maps each destination to check to its name on the command line.
+    """
+    for dest, name in names.items():
+        value = getattr(args, dest, None)
+        values = value if isinstance(value, list) else [value]
+        for number, text in enumerate(values, 1):
+            if not isinstance(text, str):
+                continue
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as e:
+                raw = text.encode("utf-8", "surrogateescape")
+                offset = len(text[: e.start].encode("utf-8", "surrogateescape"))
+                which = f"argument {number} " if isinstance(value, list) else ""
+                raise ValueError(
+                    f"{name}: {which}{raw!r} is not valid UTF-8 (byte 0x{raw[offset]:02x} at byte offset {offset}); "
+                    "pass text in UTF-8: set a UTF-8 locale in the terminal (e.g. LANG=C.UTF-8) or convert it with "
+                    "iconv -f latin1 -t utf-8") from None
+
+
+def check_readable_files(paths: Sequence[str], option: str, *, stdin: bool = False) -> None:
+    """Raises ValueError, naming `option`, unless every path is a readable file ("-": standard input, if `stdin`).
+
+    Run before TensorFlow loads, so that a typo is reported at once.
+    """
+    for path in paths:
+        if stdin and path == "-":
+            continue
+        if os.path.isdir(path):
+            raise ValueError(f"{option}: {path!r} is a folder; give the path of a file")
+        if not os.path.exists(path):
+            raise ValueError(f"{option}: {path!r} does not exist; check the path")
+        try:
+            with open(path, "rb"):
+                pass
+        except OSError as e:
+            raise ValueError(f"{option}: cannot read {path!r}: {e.strerror}") from None
+
+
+def in_option_names(message: str, parser: argparse.ArgumentParser, *, aliases: dict[str, str] | None = None,
+                    option: str | None = None) -> str:
+    """Writes the Python argument names of a library error as the parser's options: vocab_size -> --vocab-size.
+
+    `aliases` maps other leading names (a library's `path`) to options; a
+    message that starts with no option then gets `option` in front, if given.
+    """
+    options = {action.dest: action.option_strings[0] for action in parser._actions if action.option_strings}
+    options |= aliases or {}
+
+    def rename(match: re.Match) -> str:
         return options.get(match.group(0), match.group(0))
 
-    message = re.sub(r"^(\w+)(?=:)", option, message)  # "input: ..." -> "--input: ..."
-    return re.sub(r"(?<![\w-])[a-z]+(?:_[a-z]+)+\b", option, message)  # names with underscores, anywhere
+    message = re.sub(r"^(\w+)(?=:)", rename, message)  # "input: ..." -> "--input: ..."
+    message = re.sub(r"(?<![\w-])[a-z]+(?:_[a-z]+)+\b", rename, message)  # names with underscores, anywhere
+    if option and not message.startswith("-"):
+        message = f"{option}: {message}"  # e.g. "pairs.tsv: line 3 ..." -> "--input: pairs.tsv: line 3 ..."
+    return message
 
 
 def run_command(name: str, command: Callable[[], int], *, kept: list[str]) -> int:

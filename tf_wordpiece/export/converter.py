@@ -22,7 +22,7 @@ from tf_wordpiece.learning.learner import learn_or_fail
 from tf_wordpiece.export.module import TutorialTokenizer
 from tf_wordpiece.progress import elapsed_time_bar, progress_bar
 from tf_wordpiece.vocab import write_vocab_file
-from tf_wordpiece.learning.word_counts import count_words, tfds_load_error
+from tf_wordpiece.learning.word_counts import count_words, invalid_utf8_message, tfds_load_error
 
 RESERVED_TOKENS = ["[PAD]", "[UNK]", "[START]", "[END]"]
 EMBEDDED_CORPUS = "pt_en_sample.tsv"  # Debian 12 gettext catalogs, pt/en pairs; see README
@@ -64,8 +64,8 @@ def _utf8_text(data: bytes, path: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
-        raise ValueError(f"--input: {path} is not UTF-8 text: line {line} holds the byte 0x{data[e.start]:02x}; "
-                         f"convert the file to UTF-8 first, e.g. iconv -f latin1 -t utf-8 {path} > utf8.tsv") from None
+        offset = e.start - (data.rfind(b"\n", 0, e.start) + 1)
+        raise ValueError(f"--{invalid_utf8_message(path, line, offset, data[e.start])}") from None
 
 
 def tfds_pairs(name: str = "ted_hrlr_translate/pt_to_en", split: str = "train") -> list[tuple[str, str]]:

@@ -20,13 +20,20 @@ from __future__ import annotations
 import argparse
 import sys
 
-import apache_beam as beam
-from apache_beam.metrics import Metrics, MetricsFilter
-from apache_beam.options.pipeline_options import PipelineOptions
+from tf_wordpiece.console import (DefaultsOnceHelpFormatter, check_utf8_arguments, hide_log_records,
+                                  import_tensorflow_quietly, in_option_names, run_command)
 
-from tf_wordpiece.console import in_option_names, run_command
-from tf_wordpiece.files import check_file_output, looks_like_text_lines
-from tf_wordpiece.learning.params import add_learn_options, bert_tokenizer_params, learn_params, size_notes
+if __name__ == "__main__":  # python -m: the quiet start of the tf-wordpiece commands, before Beam loads TensorFlow
+    import_tensorflow_quietly()
+    hide_log_records("apitools not found")  # Beam's BigQuery client check, irrelevant to reading text files
+
+import apache_beam as beam  # noqa: E402 (after the quiet start)
+from apache_beam.metrics import Metrics, MetricsFilter  # noqa: E402
+from apache_beam.options.pipeline_options import PipelineOptions  # noqa: E402
+
+from tf_wordpiece.files import check_file_output, looks_like_text_lines  # noqa: E402
+from tf_wordpiece.learning.params import (add_learn_options, bert_tokenizer_params, learn_params,  # noqa: E402
+                                          size_notes, threshold_summary)
 
 
 def learn_vocab(lines, *, vocab_size: int, reserved_tokens: list[str], bert_tokenizer_params: dict | None = None,
@@ -44,7 +51,7 @@ def learn_vocab(lines, *, vocab_size: int, reserved_tokens: list[str], bert_toke
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m tf_wordpiece.learning.beam", description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+                                     formatter_class=DefaultsOnceHelpFormatter,
                                      epilog="Options it does not know are Beam pipeline options (--runner, ...).")
     parser.add_argument("--input", required=True, metavar="PATTERN", help="text files (a glob, local or gs://...)")
     add_learn_options(parser)
@@ -59,6 +66,7 @@ def run(argv: list[str] | None = None) -> dict:
     Returns the summary: lines, distinct words, tokens, threshold and the like.
     """
     args, pipeline_args = build_parser().parse_known_args(argv)
+    check_utf8_arguments(args, {"reserved": "--reserved", "joiner": "--joiner"})
     _check_paths(args)
     pipeline = beam.Pipeline(options=PipelineOptions(pipeline_args))
     lines = pipeline | "Read" >> beam.io.ReadFromText(args.input, coder=beam.coders.BytesCoder())
@@ -84,8 +92,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{parser.prog}: {in_option_names(str(e), parser)}", file=sys.stderr)
             return 2
         print(f"learned {summary['tokens']} tokens (target {args.vocab_size}) from {summary['lines']} lines of "
-              f"{args.input}, {summary['distinct_words']} distinct words ({summary['words']} learned from); count "
-              f"threshold {summary['threshold']} -> {args.out}")
+              f"{args.input}, {summary['distinct_words']} distinct words ({summary['words']} learned from); "
+              f"{threshold_summary(summary, args)} -> {args.out}")
         if summary["invalid_utf8_words"]:
             print(f"warning: skipped {summary['invalid_utf8_words']} words of invalid UTF-8", file=sys.stderr)
         for note in size_notes(summary["tokens"], args.vocab_size, summary, slack_ratio=args.slack_ratio,
@@ -123,8 +131,10 @@ def _metrics(result) -> dict:
     values = {m.key.metric.name: (m.committed if m.committed is not None else m.attempted)
               for m in found["counters"] + found["distributions"]}
     summary = {name: values.get(name, 0) for name in _SUMMARY}
-    threshold = values.get("threshold")
+    threshold, lowest, highest = (values.get(name) for name in ("threshold", "search_lowest", "search_highest"))
     summary["threshold"] = threshold.max if threshold is not None and threshold.count else None
+    if lowest is not None and lowest.count and highest is not None and highest.count:
+        summary["search_range"] = (lowest.max, highest.max)
     return summary
 
 
@@ -163,6 +173,9 @@ def _learn_from_counts(pairs, vocab_size, reserved_tokens, learn_params):
     Metrics.counter(_METRICS, "tokens").inc(len(vocab))
     if stats["threshold"] is not None:
         Metrics.distribution(_METRICS, "threshold").update(stats["threshold"])
+    if stats.get("search_range"):
+        Metrics.distribution(_METRICS, "search_lowest").update(stats["search_range"][0])
+        Metrics.distribution(_METRICS, "search_highest").update(stats["search_range"][1])
     return vocab
 
 

@@ -77,7 +77,10 @@ def learn(
       joiner: the suffix indicator, usually "##".
       progress: show a progress bar over the threshold search.
       stats: if given, filled with `words` (distinct words learned from),
-        `threshold` (the count threshold chosen), `search_steps` and
+        `threshold` (the count threshold chosen), `search_steps`,
+        `search_range` (the thresholds searched: the bounds clipped to the
+        word counts, as tensorflow_text clips them; the threshold can end one
+        below the lower, or between them if the upper is below the lower) and
         `minimum_size` (the reserved tokens and the alphabet).
 
     Returns:
@@ -99,7 +102,7 @@ def learn(
     lower, upper = _search_bounds([count for _, count in pairs], upper_thresh, lower_thresh)
     words, counts = _input_words(pairs, reserved_tokens, params)
     stats = {} if stats is None else stats
-    stats.update(words=len(words), threshold=None, search_steps=0)
+    stats.update(words=len(words), threshold=None, search_steps=0, search_range=(lower, upper))
     if not any(words):  # no characters left to learn from: tensorflow_text returns the reserved tokens
         return list(dict.fromkeys(reserved_tokens))
     # The search never tries a threshold below this one (it ends one below `lower` at worst).

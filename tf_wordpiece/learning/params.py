@@ -87,16 +87,41 @@ def int_at_least(lowest: int):
     return parse
 
 
+def threshold_summary(stats: dict, args) -> str:
+    """The summary's words on the count threshold the search ended at, beside the options that bound it."""
+    if stats["threshold"] is None:
+        return "no count threshold (no word to learn from)"
+    steps = f" after {stats['search_steps']} search steps" if "search_steps" in stats else ""
+    return (f"count threshold {stats['threshold']} (searched within --lower-thresh {args.lower_thresh} .. "
+            f"--upper-thresh {args.upper_thresh} and the word counts){steps}")
+
+
 def size_notes(size: int, target: int, stats: dict, *, slack_ratio: float, lower_thresh: int) -> list[str]:
-    """Why a learned vocabulary is not the target size, in the options' names (empty when it is)."""
+    """Why a learned vocabulary is not the target size, in the options' names (empty when it is).
+
+    `stats` is `learn`'s: `threshold`, `words` and, if known, `search_range`
+    (the thresholds searched, clipped to the word counts).
+    """
+    threshold = stats["threshold"]
     if size > target:
-        return [f"more tokens than the target: the threshold search ended at count {stats['threshold']} "
+        return [f"more tokens than the target: the threshold search ended at count {threshold} "
                 "(tensorflow_text gives the same); widen --lower-thresh..--upper-thresh or raise --slack-ratio"]
     if size >= target * (1 - slack_ratio):
         return []
-    if stats["threshold"] is None:
+    if threshold is None:
         return ["fewer tokens than the target: no word was left to learn from (all are reserved tokens, longer "
                 "than --max-token-length or use characters beyond --max-unique-chars)"]
+    lowest, highest = stats.get("search_range") or (lower_thresh, None)
+    if highest is not None and highest < lower_thresh:
+        why = (f"the most frequent word occurs {highest} times, fewer than --lower-thresh {lower_thresh}; "
+               "give more text or lower --lower-thresh")
+    elif lowest > lower_thresh:
+        why = (f"every word occurs at least {lowest} times, more than --lower-thresh {lower_thresh}, so a lower "
+               "--lower-thresh changes nothing; give more text")
+    elif threshold <= lower_thresh:
+        why = f"the search goes no lower than --lower-thresh {lower_thresh}; give more text or lower --lower-thresh"
+    else:
+        why = ("a lower threshold gives more tokens than the target: raise --slack-ratio or "
+               "give more text")
     return [f"fewer tokens than the target: only {size} tokens (reserved, the alphabet and substrings) occur at "
-            f"least {stats['threshold']} times in the {stats['words']} words learned from, and the learner keeps "
-            f"nothing rarer than --lower-thresh {lower_thresh}; give more text or lower --lower-thresh"]
+            f"least {threshold} times (the count threshold) in the {stats['words']} words learned from; {why}"]

@@ -108,13 +108,18 @@ def _is_valid_utf8(strings: tf.Tensor) -> tf.Tensor:
     return tf.strings.unicode_transcode(strings, "UTF-8", "UTF-8", errors="replace") == strings
 
 
-def text_line_dataset(paths: Sequence[str | os.PathLike]) -> tf.data.Dataset:
+def text_line_dataset(paths: Sequence[str | os.PathLike], *, not_utf8: list[str] | None = None) -> tf.data.Dataset:
     """The lines of text files ("-" is standard input) as a dataset of string batches [<= BATCH_SIZE].
 
     Line ends ("\n", "\r\n") are removed; bytes are passed on as they are
     (`count_words` skips words that are not UTF-8). Every file is opened up
     front, so that a typo fails before any work, with the path in the message.
     Pipes work (files are read once, in order).
+
+    With `not_utf8` (a list), reading stops before the first batch that holds
+    a line that is not UTF-8, and `not_utf8` receives the error naming the
+    file, line and byte offset (an exception raised inside tf.data would reach
+    the caller wrapped in TensorFlow's own error).
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -129,18 +134,49 @@ def text_line_dataset(paths: Sequence[str | os.PathLike]) -> tf.data.Dataset:
                 raise ValueError(f"input: cannot read {os.fspath(path)!r}: {e.strerror}") from None
 
     def batches():
-        batch = []
+        batch: list[bytes] = []
         for path in paths:
-            with (open(sys.stdin.fileno(), "rb", closefd=False) if os.fspath(path) == "-" else open(path, "rb")) as f:
+            name = "standard input" if os.fspath(path) == "-" else os.fspath(path)
+            checked, first_line = len(batch), 1  # batch[checked:] are this file's lines from first_line on
+            with (open(sys.stdin.fileno(), "rb", closefd=False) if name == "standard input" else open(path, "rb")) as f:
                 for line in f:
                     batch.append(line.rstrip(b"\n").removesuffix(b"\r"))
                     if len(batch) == BATCH_SIZE:
+                        if not _all_utf8(batch[checked:], name, first_line, not_utf8):
+                            return
                         yield batch
-                        batch = []
+                        first_line += len(batch) - checked
+                        batch, checked = [], 0
+            if not _all_utf8(batch[checked:], name, first_line, not_utf8):
+                return
         if batch:
             yield batch
 
     return tf.data.Dataset.from_generator(batches, output_signature=tf.TensorSpec([None], tf.string))
+
+
+def _all_utf8(lines: list[bytes], path: str, first_line: int, errors: list[str] | None) -> bool:
+    """Whether every line is UTF-8 (or `errors` is None: not checked); if not, appends the first line's error."""
+    if errors is None:
+        return True
+    joined = b"\n".join(lines)
+    if joined.isascii():
+        return True
+    try:
+        joined.decode("utf-8")
+        return True
+    except UnicodeDecodeError as e:
+        line = joined.count(b"\n", 0, e.start)
+        offset = e.start - (joined.rfind(b"\n", 0, e.start) + 1)
+        errors.append(invalid_utf8_message(path, first_line + line, offset, joined[e.start]))
+        return False
+
+
+def invalid_utf8_message(path: str, line: int, offset: int, byte: int) -> str:
+    """The error for a text file that is not UTF-8: where (line from 1, byte offset in the line from 0) and the fix."""
+    fix = ("convert it to UTF-8 first, e.g. iconv -f latin1 -t utf-8" if path == "standard input" else
+           f"convert the file to UTF-8 first, e.g. iconv -f latin1 -t utf-8 {path} > {path}.utf8")
+    return f"input: {path} is not UTF-8 text: line {line} holds the byte 0x{byte:02x} at byte offset {offset}; {fix}"
 
 
 def tfds_text_dataset(spec: str) -> tf.data.Dataset:
