@@ -66,7 +66,7 @@ def test_options_reach_the_learner(english, tmp_path):
 
 @pytest.mark.parametrize("setup, args, message", [
     ("empty", ["--input", "{empty}"], "no words"),
-    ("", ["--input", "{missing}"], "cannot read"),
+    ("", ["--input", "{missing}"], "missing.txt' does not exist; check the path"),
     ("", ["--input", "{corpus}", "--vocab-size", "10"], "--vocab-size: 10 is smaller than the reserved tokens plus the alphabet"),
     ("", ["--tfds", "no_such_dataset:train:text"], "tfds: cannot load"),
     ("", ["--tfds", "ted_hrlr_translate/pt_to_en"], "NAME:SPLIT:FEATURE"),
