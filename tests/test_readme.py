@@ -90,7 +90,23 @@ def run_python(block: Block) -> None:
     exec(code, {"__name__": "__readme__"})  # a fresh namespace: each block holds its own imports
 
 
-@pytest.mark.slow  # the full export, the learner and Beam's DirectRunner: about a minute and a half on 2 cores
+def test_parser_honours_the_skip_marker_and_treats_untagged_blocks_as_output():
+    text = "intro\n<!-- skip-test: installs -->\n```bash\npip install .\n```\n\n```bash\necho hi\n```\n```\nhi\n```\n"
+    blocks = readme_blocks(text)
+    assert [(block.language, block.line, block.skipped) for block in blocks] == [
+        ("bash", 3, True), ("bash", 7, False), ("", 10, False)]
+    assert blocks[1].code == "echo hi\n"
+    with pytest.raises(ValueError, match="line 2: a code block is never closed"):
+        readme_blocks("text\n```python\nx = 1\n")
+
+
+def test_a_failing_shell_line_fails_the_test(tmp_path):
+    block = Block("bash", 7, "true\nfalse\necho unreachable\n", skipped=False)
+    with pytest.raises(pytest.fail.Exception, match="line 7: the bash block failed with exit code 1"):
+        run_shell(block, tmp_path, tmp_path)
+
+
+@pytest.mark.slow  # the full export, the learner and Beam's DirectRunner: a minute or more on 2 cores
 def test_readme_blocks_run_in_order(tmp_path, monkeypatch):
     scratch = tmp_path / "clone"
     for folder in INPUTS:
