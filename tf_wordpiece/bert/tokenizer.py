@@ -22,6 +22,7 @@ from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
 
 COMPAT_MODES = ("tf_text", "hf")
 OFFSET_MODES = ("original", "normalized")
+CORES = ("string", "numeric", "xla")
 # The added tokens of Hugging Face's BERT tokenizers, used in compat="hf" when present in the vocabulary.
 HF_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 _DEFAULT = object()  # "the default of the chosen compat mode"
@@ -87,6 +88,13 @@ class BertTokenizer(tf.Module):
         `"original"` it ends at the word's end. Defaults to `"original"`.
       algorithm: the WordPiece matcher, `"linmaxmatch"` or `"maxmatch"` (same
         ids; see `WordpieceTokenizer`). Defaults to `"maxmatch"`.
+      core: how `tokenize` runs: `"string"` (string ops: every option, and no
+        compilation), `"numeric"` (`tf_wordpiece.numeric`: the strings become
+        bytes once, then integer ops only) or `"xla"` (the numeric core
+        compiled by XLA, once per bucket of batch sizes; the fastest at every
+        batch size once compiled). The numeric core gives the same ids and
+        offsets; it takes the default options of both compat modes (an option
+        it does not take is a ValueError naming it). Defaults to `"string"`.
       parallel_shards: inside a graph, the batch is cut into this many slices
         tokenized by independent subgraphs that TensorFlow runs in parallel
         (results are identical). More than 1 lowers the wall time of large
@@ -127,6 +135,7 @@ class BertTokenizer(tf.Module):
         offsets: str = "original",
         parallel_shards: int = 1,
         algorithm: str = "maxmatch",
+        core: str = "string",
     ):
         super().__init__()
         _check_choice("compat", compat, COMPAT_MODES)
@@ -192,6 +201,42 @@ class BertTokenizer(tf.Module):
         self.post_processor = post_processor if post_processor is not None else self._bert_template()
         self.decoder = WordPieceDecoder(suffix_indicator, True) if decoder is _DEFAULT else decoder
         self._decode_tokens, self._decode_special = self._decode_tables()
+        _check_choice("core", core, CORES)
+        self.core = core
+        self._numeric_core = None if core == "string" else self._build_numeric_core(jit_compile=core == "xla")
+
+    def _build_numeric_core(self, *, jit_compile: bool):
+        """The numeric core for this tokenizer's settings; a ValueError naming an option it does not take."""
+        from tf_wordpiece.numeric.core import NumericCore
+
+        basic, wordpiece = self.basic_tokenizer, self.wordpiece_tokenizer
+        unsupported = {
+            "keep_whitespace": basic.pre_tokenizer.keep_whitespace,
+            "normalization_form": basic.normalizer.compose and "NFC/NFKC",
+            "preserve_unused_token": basic.preserve_unused_token,
+            "max_chars_per_token": wordpiece.max_chars_per_token,
+            "split_unknown_characters": wordpiece.split_unknown_characters,
+            "unknown_token": wordpiece.unknown_token is None and "None",
+            "offsets": self.offsets != "original" and self.offsets,
+            "special_tokens": any(t.normalized or t.lstrip or t.rstrip or t.single_word for t in self.added_tokens)
+            and "tokens with normalized/lstrip/rstrip/single_word",
+        }
+        given = {name: value for name, value in unsupported.items() if value}
+        if given:
+            raise ValueError(f"core={self.core!r}: the numeric core does not take "
+                             f"{', '.join(f'{k}={v!r}' for k, v in given.items())}; use core='string' for it")
+        return NumericCore(
+            normalizer=basic.normalizer,
+            pre_tokenizer=basic.pre_tokenizer,
+            tokens=self.vocab.tokens,
+            suffix_indicator=wordpiece.suffix_indicator,
+            unknown_id=wordpiece.unknown_id,
+            max_bytes_per_word=wordpiece.max_bytes_per_word,
+            max_chars_per_word=wordpiece.max_chars_per_word,
+            invalid_utf8=basic.invalid_utf8,
+            added_tokens=[(t.content.encode("utf-8"), t.id) for t in self.added_tokens],
+            jit_compile=jit_compile,
+        )
 
     def _resolve_added_tokens(self, tokens) -> list[AddedToken]:
         resolved = []
@@ -420,6 +465,9 @@ class BertTokenizer(tf.Module):
         return map_over_strings(strings, "strings", self._flat_tokenize_with_offsets)
 
     def _flat_tokenize_with_offsets(self, flat: tf.Tensor) -> tuple:
+        if self._numeric_core is not None:
+            ids, begin, end = self._numeric_core.tokenize_with_offsets(flat)
+            return self.wordpiece_tokenizer.to_output_type(ids), begin, end
         if not self._by_chunks:
             return self._tokenize_in_shards(flat)
         # Each distinct chunk once, over the whole batch (more repeats than per shard).

@@ -1,0 +1,391 @@
+"""BERT tokenization of UTF-8 bytes in integer ops over fixed-size tensors (XLA-compilable).
+
+The pipeline, on a flat byte array [B] holding a batch of strings end to end:
+
+1. decode UTF-8 (`utf8.decode`); raw-text added tokens (`[CLS]`, ...) are
+   matched byte for byte and become one character each;
+2. normalize: each character becomes 0..K code points (a table row per code
+   point); a running sum of the counts places them in C = B * expansion slots;
+3. classes (word, white space, isolated) and word boundaries, from a table;
+4. WordPiece: from every slot, a walk down the vocabulary trie (one step per
+   character for all slots at once, in a loop that stops when no walk is
+   alive) gives the longest piece starting there; each word then follows its
+   chain of longest pieces from its first character (a loop of one step per
+   piece); a word where the chain breaks, or over the length limit, is
+   `unknown_token`;
+5. pieces are compacted in order, with their word, string and byte offsets.
+
+Sizes are static (B, C, the number of strings R), so XLA compiles once per
+bucket of sizes; `NumericCore` pads each batch to the next power of two.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple, Sequence
+
+import numpy as np
+import tensorflow as tf
+
+from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.bert import pre_tokenizers
+from tf_wordpiece.bert.normalizers import Normalizer
+from tf_wordpiece.bert.pre_tokenizers import PreTokenizer
+from tf_wordpiece.numeric import tables, utf8
+from tf_wordpiece.numeric.utf8 import ahead, behind
+from tf_wordpiece.shapes import rows_to_splits
+
+WORD, WHITESPACE, ISOLATED = pre_tokenizers.WORD, pre_tokenizers.WHITESPACE, pre_tokenizers.ISOLATED
+_MIN_BYTES = 64  # the smallest byte bucket
+_MIN_ROWS = 8  # the smallest bucket of strings
+
+
+class Pieces(NamedTuple):
+    """The pieces of a padded batch, each array of static size C (valid up to its count).
+
+    num_pieces, num_words: int32 scalars.
+    ids: int32 [C]. begin, end: int32 [C], byte offsets in the piece's string.
+    word: int32 [C], each piece's word (global, in order). word_row: int32 [C],
+    each word's string. overflow: bool scalar, C slots were too few (the
+    outputs are then incomplete; call again with a larger expansion).
+    """
+
+    num_pieces: tf.Tensor
+    ids: tf.Tensor
+    begin: tf.Tensor
+    end: tf.Tensor
+    word: tf.Tensor
+    num_words: tf.Tensor
+    word_row: tf.Tensor
+    overflow: tf.Tensor
+
+
+class NumericCore(tf.Module):
+    """Strings -> WordPiece ids and byte offsets, all after `decode_raw` in integer ops.
+
+    Shapes: `tokenize_with_offsets(string [n])` -> (ids, begin, end), each
+    int64 RaggedTensor [n, (words), (pieces)]; begin and end are byte offsets
+    into the original strings (`end` exclusive), as `BertTokenizer` gives them.
+
+    Args:
+      normalizer, pre_tokenizer: the basic tokenizer's tables.
+      tokens: the vocabulary (token n has id n).
+      suffix_indicator: prefix of non-initial pieces.
+      unknown_id: id of the unknown token.
+      max_bytes_per_word, max_chars_per_word: words longer than this (UTF-8
+        bytes of the normalized word, invalid bytes counted as they are; or
+        code points) are unknown; None for no limit.
+      invalid_utf8: "keep" (an invalid sequence is a character no piece
+        matches, tensorflow_text) or "replace" (U+FFFD, then normalized).
+      added_tokens: (UTF-8 bytes, id) of the tokens matched in the raw text.
+        They must not overlap one another (no token inside another, no end
+        of one the start of another): then every match is unambiguous.
+      jit_compile: compile the integer pipeline with XLA.
+
+    >>> from tf_wordpiece.bert import normalizers
+    >>> core = NumericCore(normalizer=normalizers.hf_normalizer(clean_text=True, strip_accents=True, lowercase=True),
+    ...                    pre_tokenizer=pre_tokenizers.hf_pre_tokenizer(), tokens=["[UNK]", "un", "##aff", "##able", "!"],
+    ...                    suffix_indicator="##", unknown_id=0, max_bytes_per_word=None, max_chars_per_word=100,
+    ...                    invalid_utf8="replace")
+    >>> ids, begin, end = core.tokenize_with_offsets(tf.constant(["Unaffable! x"]))
+    >>> ids.to_list(), begin.to_list(), end.to_list()
+    ([[[1, 2, 3], [4], [0]]], [[[0, 2, 5], [9], [11]]], [[[2, 5, 9], [10], [12]]])
+    """
+
+    def __init__(
+        self,
+        *,
+        normalizer: Normalizer,
+        pre_tokenizer: PreTokenizer,
+        tokens: Sequence[str],
+        suffix_indicator: str,
+        unknown_id: int,
+        max_bytes_per_word: int | None,
+        max_chars_per_word: int | None,
+        invalid_utf8: str,
+        added_tokens: Sequence[tuple[bytes, int]] = (),
+        jit_compile: bool = False,
+    ):
+        super().__init__()
+        self.jit_compile = jit_compile
+        self.unknown_id = unknown_id
+        self.max_bytes_per_word = max_bytes_per_word
+        self.max_chars_per_word = max_chars_per_word
+        self.replace_invalid = invalid_utf8 == "replace"
+        check_no_overlaps([b for b, _ in added_tokens])
+        self.added = list(added_tokens)
+        trie = tables.build_trie(tokens, suffix_indicator, ut.NUM_CODE_POINTS)
+        cuckoo = tables.build_cuckoo(trie.edge_keys, trie.edge_children)
+        self.num_chars = trie.num_chars
+        self.suffix_root = trie.suffix_root
+        self.max_depth = trie.max_depth
+        self.multipliers = cuckoo.multipliers
+        outputs = normalizer.row_outputs  # row 0 keeps the code point
+        width = max(1, max(len(out) for out in outputs))
+        values = np.zeros((len(outputs), width), np.int32)
+        for row, out in enumerate(outputs):
+            values[row, : len(out)] = out
+        lengths = np.array([1] + [len(out) for out in outputs[1:]], np.int32)
+        # Slots per byte that always suffice: the most code points a character gives per byte it takes.
+        per_byte = lengths[normalizer.dense_rows] / _utf8_lengths()
+        self.max_expansion = max(1, math.ceil(float(per_byte.max())))
+        with tf.init_scope():  # eager constants, even when built inside a tf.function
+            self._norm_row = ut.CodePointLookup(normalizer.dense_rows)
+            self._norm_length = tf.constant(lengths)
+            self._norm_values = tf.constant(values.reshape(-1))
+            self._norm_width = width
+            self._class = ut.CodePointLookup(pre_tokenizer.dense_classes)
+            self._char_index = ut.CodePointLookup(trie.char_index)
+            self._slot_keys = tf.constant(cuckoo.keys)
+            self._slot_children = tf.constant(cuckoo.values)
+            self._node_token = tf.constant(trie.node_token)
+            self._utf8_length = ut.CodePointLookup(_utf8_lengths())
+        self._pipelines: dict[int, tf.types.experimental.GenericFunction] = {}
+
+    def tokenize_with_offsets(self, strings: tf.Tensor) -> tuple[tf.RaggedTensor, tf.RaggedTensor, tf.RaggedTensor]:
+        """string [n] -> (ids, begin, end), int64 [n, (words), (pieces)]; byte offsets."""
+        strings = tf.reshape(strings, [-1])
+        n = tf.size(strings)
+        lengths = tf.strings.length(strings)
+        total = tf.reduce_sum(lengths)
+        data = tf.io.decode_raw(tf.strings.reduce_join(strings), tf.uint8)
+        data = tf.reshape(data, [-1])[:total]  # an empty join decodes to no bytes
+        num_bytes = _bucket(total + 1, _MIN_BYTES)  # one padding byte at least: its row holds no word
+        num_rows = _bucket(n + 1, _MIN_ROWS)
+        data = tf.pad(tf.cast(data, tf.int32), [[0, num_bytes - total]])
+        lengths = tf.pad(lengths, [[0, num_rows - n]])
+
+        first = self._pipeline(1)(data, lengths)
+        if self.max_expansion == 1:
+            pieces = first
+        else:  # rare text that expands past one slot a byte: once more, with room for the worst case
+            pieces = tf.cond(first.overflow, lambda: self._pipeline(self.max_expansion)(data, lengths), lambda: first)
+        return _to_ragged(pieces, n)
+
+    def _pipeline(self, expansion: int):
+        """The integer pipeline for `expansion` slots a byte, traced (and compiled) once per expansion."""
+        if expansion not in self._pipelines:
+            def run(data, lengths):
+                return self.pieces(data, lengths, expansion=expansion)
+            spec = tf.TensorSpec([None], tf.int32)
+            self._pipelines[expansion] = tf.function(run, input_signature=[spec, spec], jit_compile=self.jit_compile,
+                                                     autograph=False)
+        return self._pipelines[expansion]
+
+    def pieces(self, data: tf.Tensor, lengths: tf.Tensor, *, expansion: int = 1) -> Pieces:
+        """The pipeline on a padded batch: data int32 [B] (bytes), lengths int32 [R] (each string's bytes)."""
+        num_bytes = tf.shape(data)[0]
+        row_start = tf.cumsum(lengths, exclusive=True)
+        size = tf.reduce_sum(lengths)
+        starts_here = tf.math.unsorted_segment_sum(tf.ones_like(lengths), row_start, num_bytes + 1)[:num_bytes]
+        position = tf.range(num_bytes)
+        byte_row = tf.where(position < size, tf.cumsum(starts_here) - 1, tf.shape(lengths)[0])
+
+        chars = utf8.decode(data, byte_row, size)
+        start, code_point, char_length = chars.start, chars.code_point, chars.length
+        if self.added:
+            start, code_point, char_length = self._mark_added(data, byte_row, start, code_point, char_length)
+        if self.replace_invalid:
+            code_point = tf.where(code_point == ut.INVALID_UTF8, ut.REPLACEMENT_CHARACTER, code_point)
+
+        # 2. Normalization: each character's code points in slots [C].
+        row = tf.where(code_point < 0, 0, self._norm_row(tf.maximum(code_point, 0)))
+        count = tf.where(start, tf.gather(self._norm_length, row), 0)
+        slot_end = tf.cumsum(count)
+        num_slots = num_bytes * expansion
+        used = slot_end[-1]
+        source, within = _expand(count, slot_end, num_slots)
+        source_row = tf.gather(row, source)
+        source_code_point = tf.gather(code_point, source)
+        replaced = tf.gather(self._norm_values, source_row * self._norm_width + tf.minimum(within, self._norm_width - 1))
+        normalized = tf.where(source_row == 0, source_code_point, replaced)
+        slot = tf.range(num_slots)
+        in_use = slot < used
+
+        # 3. Words.
+        char_class = tf.where(normalized < 0, ISOLATED, self._class(tf.clip_by_value(normalized, 0, ut.NUM_CODE_POINTS - 1)))
+        char_class = tf.where(in_use, char_class, WHITESPACE)
+        string = tf.gather(byte_row, source)
+        kept = char_class != WHITESPACE
+        word_start = kept & ((char_class == ISOLATED) | (char_class != behind(char_class, 1, -1))
+                             | (string != behind(string, 1, -1)))
+        continues = ahead(kept & ~word_start, 1, False)  # the next slot is in the same word
+        word = tf.cumsum(tf.cast(word_start, tf.int32)) - 1
+        num_words = tf.reduce_sum(tf.cast(word_start, tf.int32))
+        word_or_spare = tf.where(kept, word, num_slots)  # slots outside words go to a spare segment
+        first_slot = tf.math.unsorted_segment_min(slot, word_or_spare, num_slots + 1)[:num_slots]
+        end_slot = tf.math.unsorted_segment_max(slot + 1, word_or_spare, num_slots + 1)[:num_slots]
+        word_row = tf.gather(string, tf.minimum(first_slot, num_slots - 1))
+
+        # 4. WordPiece.
+        best_length, best_id = self._longest_pieces(normalized, word_start, kept, continues)
+        forced = tf.math.unsorted_segment_max(tf.where(normalized < 0, -1 - normalized, -1), word_or_spare,
+                                              num_slots + 1)[:num_slots]
+        single = (forced >= 0) | self._over_limit(normalized, source, char_length, word_or_spare, num_slots)
+        piece_start, broken = self._follow_chains(best_length, first_slot, end_slot, num_words, single)
+        whole = tf.gather(single | broken, tf.maximum(word, 0))
+        is_piece = kept & tf.where(whole, word_start, piece_start)
+        whole_id = tf.where(forced >= 0, tf.gather(self._added_ids(), tf.maximum(forced, 0)), self.unknown_id)
+        piece_id = tf.where(whole, tf.gather(whole_id, tf.maximum(word, 0)), best_id)
+        piece_end = tf.where(whole, tf.gather(end_slot, tf.maximum(word, 0)), slot + best_length)
+
+        # 5. Pieces in order, with byte offsets in their strings.
+        index = tf.cumsum(tf.cast(is_piece, tf.int32)) - 1
+        num_pieces = tf.reduce_sum(tf.cast(is_piece, tf.int32))
+        target = tf.where(is_piece, index, num_slots)[:, None]  # others land in a spare slot, cut off below
+
+        def compact(values):
+            return tf.scatter_nd(target, values, [num_slots + 1])[:num_slots]
+
+        string_start = tf.gather(tf.concat([row_start, [0]], 0), string)
+        begin = tf.gather(position, source) - string_start
+        last = tf.gather(source, tf.maximum(piece_end - 1, 0))
+        end = tf.gather(position + char_length, last) - string_start
+        return Pieces(num_pieces, compact(piece_id), compact(begin), compact(end), compact(word), num_words,
+                      word_row, used > num_slots)
+
+    def _mark_added(self, data, byte_row, start, code_point, char_length):
+        """Each match of an added token becomes one character, -1 - the token's index, spanning its bytes."""
+        token = tf.fill(tf.shape(data), -1)
+        for index, (content, _) in enumerate(self.added):
+            match = start
+            for k, byte in enumerate(content):
+                match &= (ahead(data, k, -1) == byte) & (ahead(byte_row, k, -2) == byte_row)
+            token = tf.where(match, index, token)
+        length = tf.where(token >= 0, tf.gather([len(c) for c, _ in self.added], tf.maximum(token, 0)), char_length)
+        inside = tf.zeros_like(start)
+        for k in range(1, max(len(c) for c, _ in self.added)):
+            inside |= behind(tf.where(token >= 0, length, 1), k, 1) > k
+        return start & ~inside, tf.where(token >= 0, -1 - token, code_point), length
+
+    def _added_ids(self) -> tf.Tensor:
+        return tf.constant([i for _, i in self.added] or [0], tf.int32)
+
+    def _longest_pieces(self, normalized, word_start, kept, continues):
+        """From every slot: the length (in slots) and id of the longest piece starting there (0 and -1: none)."""
+        char = self._char_index(tf.clip_by_value(normalized, 0, ut.NUM_CODE_POINTS - 1))
+        char = tf.where(normalized < 0, 0, char)
+        num_slots = tf.shape(normalized)[0]
+        origin = tf.range(num_slots)
+        node = tf.where(word_start, tables.ROOT, self.suffix_root)
+        alive = kept
+        best_length = tf.zeros_like(origin)
+        best_id = tf.fill(tf.shape(origin), -1)
+        size = tf.size(self._slot_keys, out_type=tf.int64)
+
+        def step(depth, node, alive, best_length, best_id):
+            at = tf.minimum(origin + depth, num_slots - 1)
+            c = tf.gather(char, at)
+            key = tf.cast(node, tf.int64) * self.num_chars + tf.cast(c, tf.int64)
+            child = tf.fill(tf.shape(origin), -1)
+            for multiplier in self.multipliers:
+                where = tables.tf_bucket(key, multiplier, size)
+                hit = tf.gather(self._slot_keys, where) == key
+                child = tf.where(hit, tf.gather(self._slot_children, where), child)
+            alive &= (child >= 0) & (c > 0)
+            node = tf.maximum(child, 0)
+            token = tf.gather(self._node_token, node)
+            found = alive & (token >= 0)
+            best_length = tf.where(found, depth + 1, best_length)
+            best_id = tf.where(found, token, best_id)
+            alive &= tf.gather(continues, at)
+            return depth + 1, node, alive, best_length, best_id
+
+        _, _, _, best_length, best_id = tf.while_loop(
+            lambda depth, node, alive, *_: (depth < self.max_depth) & tf.reduce_any(alive),
+            step, [0, node, alive, best_length, best_id])
+        return best_length, best_id
+
+    def _follow_chains(self, best_length, first_slot, end_slot, num_words, single):
+        """Each word's greedy pieces: (piece starts bool [C], broken bool [C] per word).
+
+        Words that are `single` (one piece whatever they hold, bool [C] per word) are skipped.
+        """
+        num_slots = tf.shape(best_length)[0]
+        is_word = (tf.range(num_slots) < num_words) & ~single
+        cursor = tf.where(is_word, first_slot, 0)
+        marks = tf.zeros([num_slots], tf.int32)
+        broken = tf.zeros_like(is_word)
+
+        def step(cursor, active, marks, broken):
+            length = tf.gather(best_length, cursor)
+            broken |= active & (length == 0)
+            active &= length > 0
+            marks = tf.tensor_scatter_nd_max(marks, cursor[:, None], tf.cast(active, tf.int32))
+            cursor = tf.where(active, cursor + length, cursor)
+            return cursor, active & (cursor < end_slot), marks, broken
+
+        _, _, marks, broken = tf.while_loop(lambda cursor, active, *_: tf.reduce_any(active), step,
+                                            [cursor, is_word, marks, broken])
+        return marks > 0, broken
+
+    def _over_limit(self, normalized, source, char_length, word_or_spare, num_slots):
+        """bool [C] per word: longer than the byte or character limit."""
+        over = tf.zeros([num_slots], tf.bool)
+        if self.max_bytes_per_word is not None:
+            length = self._utf8_length(tf.clip_by_value(normalized, 0, ut.NUM_CODE_POINTS - 1))
+            length = tf.where(normalized == ut.INVALID_UTF8, tf.gather(char_length, source), length)
+            word_bytes = tf.math.unsorted_segment_sum(length, word_or_spare, num_slots + 1)[:num_slots]
+            over |= word_bytes > self.max_bytes_per_word
+        if self.max_chars_per_word is not None:
+            word_chars = tf.math.unsorted_segment_sum(tf.ones_like(normalized), word_or_spare, num_slots + 1)[:num_slots]
+            over |= word_chars > self.max_chars_per_word
+        return over
+
+
+def _expand(count: tf.Tensor, slot_end: tf.Tensor, num_slots) -> tuple[tf.Tensor, tf.Tensor]:
+    """Which byte position fills each of `num_slots` slots, and its index among that position's code points.
+
+    Positions with `count` > 0 own slots [slot_end - count, slot_end), in order.
+    """
+    num_bytes = tf.shape(count)[0]
+    owns = count > 0
+    order = tf.cumsum(tf.cast(owns, tf.int32)) - 1
+    owners = tf.scatter_nd(tf.where(owns, order, num_bytes)[:, None], tf.range(num_bytes), [num_bytes + 1])
+    first = tf.where(owns, slot_end - count, num_slots)
+    starts = tf.math.unsorted_segment_sum(tf.cast(owns, tf.int32), first, num_slots + 1)[:num_slots]
+    source = tf.gather(owners, tf.maximum(tf.cumsum(starts) - 1, 0))
+    within = tf.range(num_slots) - tf.gather(slot_end - count, source)
+    return source, within
+
+
+def _to_ragged(pieces: Pieces, n: tf.Tensor) -> tuple:
+    """Pieces of a padded batch -> (ids, begin, end) int64 [n, (words), (pieces)]."""
+    num_words, num_pieces = pieces.num_words, pieces.num_pieces
+    piece_splits = rows_to_splits(tf.cast(pieces.word[:num_pieces], tf.int64), num_words)
+    word_splits = rows_to_splits(tf.cast(pieces.word_row[:num_words], tf.int64), n)
+
+    def ragged(values):
+        per_word = tf.RaggedTensor.from_row_splits(tf.cast(values[:num_pieces], tf.int64), piece_splits, validate=False)
+        return tf.RaggedTensor.from_row_splits(per_word, word_splits, validate=False)
+
+    return ragged(pieces.ids), ragged(pieces.begin), ragged(pieces.end)
+
+
+def _bucket(value: tf.Tensor, smallest: int) -> tf.Tensor:
+    """The next power of two >= value (int32 scalar), at least `smallest`."""
+    v = tf.maximum(tf.cast(value, tf.int32), smallest) - 1
+    for shift in (1, 2, 4, 8, 16):  # every bit below the highest set, then one more
+        v = tf.bitwise.bitwise_or(v, tf.bitwise.right_shift(v, shift))
+    return v + 1
+
+
+def _utf8_lengths() -> np.ndarray:
+    """UTF-8 length of every code point (surrogates: 3)."""
+    cp = np.arange(ut.NUM_CODE_POINTS)
+    return (1 + (cp >= 0x80) + (cp >= 0x800) + (cp >= 0x10000)).astype(np.int32)
+
+
+def check_no_overlaps(contents: Sequence[bytes]) -> None:
+    """ValueError unless no token holds another and no token's end is another's start."""
+    for a in contents:
+        for b in contents:
+            if a != b and b in a:
+                raise ValueError(f"special_tokens: {b.decode(errors='replace')!r} is inside "
+                                 f"{a.decode(errors='replace')!r}; the numeric core matches tokens that cannot "
+                                 "overlap: drop one, or use core='string'")
+            for k in range(1, min(len(a), len(b))):
+                if a[-k:] == b[:k]:
+                    raise ValueError(f"special_tokens: {a.decode(errors='replace')!r} ends with the start of "
+                                     f"{b.decode(errors='replace')!r}; the numeric core matches tokens that cannot "
+                                     "overlap: drop one, or use core='string'")
