@@ -144,6 +144,19 @@ class WordpieceTokenizer(tf.Module):
             self._piece_table = _piece_table(self.vocab.tokens, suffix_indicator, self.max_chars_per_token)
             self._longest_from = _longest_piece_from(self.vocab.tokens, suffix_indicator, self.max_chars_per_token)
 
+    def vocab_size(self, name: str | None = None) -> tf.Tensor:
+        """int64 scalar: the number of ids, OOV buckets included, as tensorflow_text's `vocab_size()`.
+
+        The vocabulary's tokens plus its table's OOV buckets: those of a
+        `tf.lookup.StaticVocabularyTable`, none for a `StaticHashTable`, and
+        one for a path or a list (tensorflow_text's table for a path).
+
+        >>> int(WordpieceTokenizer(["[UNK]", "a", "##b"]).vocab_size())
+        4
+        """
+        with tf.name_scope(name or "WordpieceTokenizerVocabSize"):
+            return tf.constant(len(self.vocab) + self.vocab.num_oov_buckets, tf.int64)
+
     def tokenize(self, words) -> tf.RaggedTensor:
         """string [..., words] -> [..., words, pieces] of ids or strings."""
         return self.tokenize_with_offsets(words)[0]
