@@ -465,8 +465,12 @@ class BertTokenizer(tf.Module):
         splits = rows_to_splits(words.row, nrows)
         return tuple(tf.RaggedTensor.from_row_splits(t, splits, validate=False) for t in (ids, begin, end))
 
-    def detokenize(self, token_ids) -> tf.RaggedTensor:
-        """ids [..., pieces] (or [..., words, pieces]) -> words [..., words], like tensorflow_text."""
+    def detokenize(self, token_ids) -> tf.RaggedTensor | tf.Tensor:
+        """ids [..., pieces] (or [..., words, pieces]) -> words [..., words], like tensorflow_text.
+
+        Rank-1 ids `[pieces]` give a scalar string, its words joined by spaces,
+        as tensorflow_text's FastBertTokenizer returns them.
+        """
         return self.wordpiece_tokenizer.detokenize(token_ids)
 
 

@@ -14,7 +14,7 @@ import tensorflow as tf
 from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.chains import follow
 from tf_wordpiece.bert.linmaxmatch import LinMaxMatcher
-from tf_wordpiece.shapes import gather_in_rows, map_over_strings, rows_and_positions, rows_to_splits, value_rows
+from tf_wordpiece.shapes import as_ids, gather_in_rows, map_over_strings, rows_and_positions, rows_to_splits, value_rows
 from tf_wordpiece.vocab import Vocab, VocabLike
 
 # A byte no UTF-8 text contains (0xFF is never valid UTF-8): it prefixes dedup keys
@@ -195,16 +195,29 @@ class WordpieceTokenizer(tf.Module):
             return tf.ragged.map_flat_values(tf.gather, self.vocab.token_tensor, ids)
         return tf.cast(ids, self.token_out_type)
 
-    def detokenize(self, token_ids) -> tf.RaggedTensor:
+    def detokenize(self, token_ids) -> tf.RaggedTensor | tf.Tensor:
         """ids [..., pieces] -> strings [..., words]: pieces joined, suffixes glued on.
 
         Like tensorflow_text: ids at or past the vocabulary size become the
-        unknown token (`"[UNK]"` when it is None).
+        unknown token (`"[UNK]"` when it is None). Rank-1 ids `[pieces]` (one
+        sequence) give a scalar string, its words joined by spaces, as
+        tensorflow_text's FastWordpieceTokenizer returns them.
+
+        >>> wp = WordpieceTokenizer(["[UNK]", "un", "##aff", "##able", "!"])
+        >>> wp.detokenize([[1, 2, 3, 4]]).to_list(), wp.detokenize([1, 2, 3, 4]).numpy()
+        ([[b'unaffable', b'!']], b'unaffable !')
         """
         from tf_wordpiece.bert.decoders import wordpiece_detokenize
 
         unknown = "[UNK]" if self.unknown_token is None else self.unknown_token
-        return wordpiece_detokenize(token_ids, self.vocab.token_tensor, self.suffix_indicator, unknown)
+        ids = as_ids(token_ids, "token_ids")
+        if ids.shape.rank == 0:
+            raise ValueError(f"token_ids: expected rank >= 1 ([pieces] or [..., pieces]), got a scalar {ids!r}; "
+                             "pass a list of ids")
+        if ids.shape.rank == 1:
+            words = wordpiece_detokenize(ids[None], self.vocab.token_tensor, self.suffix_indicator, unknown)
+            return tf.strings.reduce_join(words, axis=-1, separator=" ")[0]
+        return wordpiece_detokenize(ids, self.vocab.token_tensor, self.suffix_indicator, unknown)
 
     def tokenize_flat(self, words: tf.Tensor, forced_ids: tf.Tensor | None = None,
                       n_chars: tf.Tensor | None = None) -> Pieces:
