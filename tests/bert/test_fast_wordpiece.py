@@ -88,6 +88,15 @@ def test_words_on_the_sample_and_hard_strings(vocab_path, vocab_tokens, multilin
         assert not bad, bad[:3]
 
 
+@pytest.mark.parametrize("no_pretokenization", [False, True])
+def test_invalid_utf8_as_the_peer(vocab_tokens, invalid_utf8, no_pretokenization):
+    vocab = vocab_tokens + ["\ufffd"]  # a replacement character in the vocabulary must not match invalid bytes
+    peer = text.FastWordpieceTokenizer(vocab, no_pretokenization=no_pretokenization)
+    ours = twp.WordpieceTokenizer(vocab, compat="fast_wordpiece", no_pretokenization=no_pretokenization)
+    inputs = invalid_utf8 + [b"a\xffa b", b"caf\xe9, ok", b"\xc3"]
+    assert as_lists(ours.tokenize_with_offsets(inputs)) == as_lists(peer.tokenize_with_offsets(inputs))
+
+
 def test_every_code_point_splits_as_the_peer_splits():
     """Each code point between two letters: a word character, white space (dropped) or punctuation (a word)."""
     vocab = ["[UNK]", "a", "##a"]

@@ -222,7 +222,11 @@ class WordpieceTokenizer(tf.Module):
     def _tokenize_text(self, flat: tf.Tensor) -> tuple:
         """FastWordpieceTokenizer's end-to-end mode: strings [n] -> (pieces, begin, end) [n, pieces], byte offsets."""
         words = self._text_splitter.split(flat)
-        pieces = self.tokenize_flat(words.text, n_chars=words.begin.row_lengths())
+        # Each word as the input's bytes (the splitter reads invalid UTF-8 as U+FFFD; the peer keeps the bytes).
+        first = tf.gather(words.begin.flat_values, words.begin.row_splits[:-1])
+        last = tf.gather(words.end.flat_values, words.end.row_splits[1:] - 1)
+        text = tf.strings.substr(tf.gather(flat, words.row), first, last - first)
+        pieces = self.tokenize_flat(text, n_chars=words.begin.row_lengths())
         begin = gather_in_rows(words.begin, pieces.begin)
         end = gather_in_rows(words.end, pieces.end - 1)  # an unknown word's token ends at the word's end
         ids = self.to_output_type(pieces.ids, pieces.text)
