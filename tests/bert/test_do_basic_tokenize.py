@@ -121,3 +121,12 @@ def test_save_refuses(ours, tmp_path):
     with pytest.raises(ValueError, match="do_basic_tokenize: False has no tokenizer.json equivalent"):
         ours.save(tmp_path / "tokenizer.json")
     assert not (tmp_path / "tokenizer.json").exists()
+
+
+def test_contract(vocab_path, vocab, tmp_path):
+    from contract import check_contract
+
+    tok = twp.BertTokenizer(vocab_path, compat="hf", do_basic_tokenize=False)
+    strings = ["the cat\x1csat", "", "[CLS]hello world!", "  "]
+    ids = check_contract(tok, strings, tmp_path)
+    assert [sum(row, []) for row in ids.to_list()] == [[vocab[p] for p, _, _ in transformers_tokenize(s, vocab)] for s in strings]

@@ -128,3 +128,12 @@ def test_options_are_checked(options, message):
     options = {"compat": "fast_wordpiece", **options}
     with pytest.raises(ValueError, match=message):
         twp.WordpieceTokenizer(["[UNK]", "a"], **options)
+
+
+def test_end_to_end_contract(tmp_path):
+    from contract import check_contract
+
+    vocab = ["[UNK]", "un", "##aff", "##able", "!", "a", "##b"]
+    ours = twp.WordpieceTokenizer(vocab, compat="fast_wordpiece")
+    ids = check_contract(ours, ["unaffable!", "", "ab\u00a0a\u2000ab", "  x  "], tmp_path)
+    assert ids.to_list() == text.FastWordpieceTokenizer(vocab).tokenize(["unaffable!", "", "ab\u00a0a\u2000ab", "  x  "]).to_list()
