@@ -214,6 +214,9 @@ def tokenizer_json(tokenizer) -> dict:
             "use max_input_chars_per_word"
         )
     options = tokenizer.options
+    if not options.get("do_basic_tokenize", True):
+        raise ValueError("do_basic_tokenize: False has no tokenizer.json equivalent (its WhitespaceSplit splits on "
+                         "Unicode White_Space, not Python's str.isspace); save a tokenizer with do_basic_tokenize=True")
     template = tokenizer.post_processor
     names = {i: t for i, t in enumerate(tokenizer.vocab.tokens)}
     names.update({t.id: t.content for t in tokenizer.added_tokens})

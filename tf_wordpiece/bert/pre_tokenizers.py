@@ -93,3 +93,20 @@ def hf_pre_tokenizer(*, handle_chinese_chars: bool = True) -> PreTokenizer:
     if spaced is not None:
         isolated |= spaced
     return PreTokenizer(whitespace=ut.range_mask(tables["whitespace"]), isolated=isolated, spaced=spaced)
+
+
+# Python's str.isspace() code points (category Zs, or bidirectional class WS, B or S), which str.split() splits on.
+PYTHON_WHITESPACE = ((0x09, 0x0D), (0x1C, 0x20), (0x85, 0x85), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
+                     (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000))
+
+
+@functools.cache  # the tables are immutable; tokenizers with the same options share them
+def python_whitespace_pre_tokenizer() -> PreTokenizer:
+    """Python's `str.split()`: white space (`str.isspace`) separates words, nothing is isolated.
+
+    transformers' BertTokenizer with `do_basic_tokenize=False` splits its text this way before WordPiece.
+    """
+    whitespace = np.zeros(ut.NUM_CODE_POINTS, bool)
+    for first, last in PYTHON_WHITESPACE:
+        whitespace[first : last + 1] = True
+    return PreTokenizer(whitespace=whitespace, isolated=np.zeros(ut.NUM_CODE_POINTS, bool))

@@ -73,6 +73,13 @@ class BertTokenizer(tf.Module):
       clean_text, handle_chinese_chars, strip_accents: Hugging Face
         BertNormalizer options (compat="hf" only); they default to `True`,
         `True` and `None` (follow `lower_case`).
+      do_basic_tokenize: transformers' BertTokenizer option (compat="hf"
+        only). False: no normalization and no punctuation split; the text
+        between special tokens is split on white space as Python's
+        `str.split()` splits it (`str.isspace`), then into WordPiece pieces.
+        transformers then ignores `do_lower_case`, so `lower_case`,
+        `clean_text`, `handle_chinese_chars` and `strip_accents` must be left
+        off. Defaults to `True`.
       special_tokens: added tokens (str, or `AddedToken` for an id outside the
         vocabulary and Hugging Face's flags) matched as written in the raw text
         before normalization, each one id. Defaults to the BERT specials present
@@ -129,6 +136,7 @@ class BertTokenizer(tf.Module):
         clean_text: bool | None = None,
         handle_chinese_chars: bool | None = None,
         strip_accents: bool | None = None,
+        do_basic_tokenize: bool = True,
         special_tokens: Sequence[str | AddedToken] | None = None,
         post_processor: TemplateProcessing | None = None,
         decoder: WordPieceDecoder | None = _DEFAULT,
@@ -144,6 +152,8 @@ class BertTokenizer(tf.Module):
         if compat == "hf" and unknown_token is None:
             raise ValueError("unknown_token: None is only for compat='tf_text' (Hugging Face's WordPiece needs one); "
                              "pass a token of the vocabulary")
+        if not do_basic_tokenize and compat != "hf":
+            raise ValueError("do_basic_tokenize=False: only for compat='hf'; drop it or pass compat='hf'")
         if compat == "tf_text":
             _only_for("hf", clean_text=clean_text, handle_chinese_chars=handle_chinese_chars, strip_accents=strip_accents)
             check_tf_text_normalization(normalization_form, lower_case=lower_case)
@@ -154,14 +164,20 @@ class BertTokenizer(tf.Module):
             _only_for("tf_text", keep_whitespace=keep_whitespace, normalization_form=normalization_form,
                       preserve_unused_token=preserve_unused_token, max_chars_per_token=max_chars_per_token,
                       split_unknown_characters=split_unknown_characters)
-            normalizer = normalizers.hf_normalizer(
-                clean_text=True if clean_text is None else clean_text,
-                strip_accents=lower_case if strip_accents is None else strip_accents,
-                lowercase=lower_case,
-            )
-            pre_tokenizer = pre_tokenizers.hf_pre_tokenizer(
-                handle_chinese_chars=True if handle_chinese_chars is None else handle_chinese_chars
-            )
+            if do_basic_tokenize:
+                normalizer = normalizers.hf_normalizer(
+                    clean_text=True if clean_text is None else clean_text,
+                    strip_accents=lower_case if strip_accents is None else strip_accents,
+                    lowercase=lower_case,
+                )
+                pre_tokenizer = pre_tokenizers.hf_pre_tokenizer(
+                    handle_chinese_chars=True if handle_chinese_chars is None else handle_chinese_chars
+                )
+            else:
+                _without_basic_tokenizer(lower_case=lower_case, clean_text=clean_text,
+                                         handle_chinese_chars=handle_chinese_chars, strip_accents=strip_accents)
+                normalizer = normalizers.hf_normalizer(clean_text=False, strip_accents=False, lowercase=False)
+                pre_tokenizer = pre_tokenizers.python_whitespace_pre_tokenizer()
             byte_limit, char_limit = None, 100
         self.vocab = Vocab(vocab, required=[unknown_token]) if isinstance(unknown_token, str) else Vocab(vocab)
         if special_tokens is None:
@@ -177,7 +193,7 @@ class BertTokenizer(tf.Module):
         self._special_ids = tf.constant([t.id for t in self.added_tokens] or [0], tf.int64)
         # Kept for save(): the options as given (None = "follow lower_case" for strip_accents).
         self.options = dict(lower_case=lower_case, clean_text=clean_text, handle_chinese_chars=handle_chinese_chars,
-                            strip_accents=strip_accents)
+                            strip_accents=strip_accents, do_basic_tokenize=do_basic_tokenize)
         self.basic_tokenizer = BasicTokenizer(
             normalizer, pre_tokenizer, added_tokens=AddedTokens(self.added_tokens),
             preserve_unused_token=preserve_unused_token,
@@ -513,8 +529,12 @@ class BertTokenizer(tf.Module):
         splits = rows_to_splits(words.row, nrows)
         return tuple(tf.RaggedTensor.from_row_splits(t, splits, validate=False) for t in (ids, begin, end))
 
-    def detokenize(self, token_ids) -> tf.RaggedTensor:
-        """ids [..., pieces] (or [..., words, pieces]) -> words [..., words], like tensorflow_text."""
+    def detokenize(self, token_ids) -> tf.RaggedTensor | tf.Tensor:
+        """ids [..., pieces] (or [..., words, pieces]) -> words [..., words], like tensorflow_text.
+
+        Rank-1 ids `[pieces]` give a scalar string, its words joined by spaces,
+        as tensorflow_text's FastBertTokenizer returns them.
+        """
         return self.wordpiece_tokenizer.detokenize(token_ids)
 
 
@@ -560,6 +580,14 @@ def _as_word_batch(values, name: str) -> tuple[tf.RaggedTensor, bool]:
 def _check_choice(name: str, value, choices) -> None:
     if value not in choices:
         raise ValueError(f"{name}: expected one of {list(choices)}, got {value!r}")
+
+
+def _without_basic_tokenizer(**options) -> None:
+    """transformers ignores the basic tokenizer's options with do_basic_tokenize=False: refuse them rather than drop them."""
+    given = {k: v for k, v in options.items() if v not in (None, False)}
+    if given:
+        raise ValueError(f"{', '.join(f'{k}={v!r}' for k, v in given.items())}: has no effect with do_basic_tokenize=False "
+                         "(transformers then neither normalizes nor lowercases); drop it or pass lower_case=False")
 
 
 def _only_for(mode: str, **options) -> None:

@@ -6,6 +6,7 @@ bytes, relative to the start of each word.
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -14,13 +15,18 @@ import tensorflow as tf
 from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.chains import follow
 from tf_wordpiece.bert.linmaxmatch import LinMaxMatcher
-from tf_wordpiece.shapes import gather_in_rows, map_over_strings, rows_and_positions, rows_to_splits, value_rows
+from tf_wordpiece.shapes import as_ids, gather_in_rows, map_over_strings, rows_and_positions, rows_to_splits, value_rows
 from tf_wordpiece.vocab import Vocab, VocabLike
 
 # A byte no UTF-8 text contains (0xFF is never valid UTF-8): it prefixes dedup keys
 # of forced words and marks initial pieces in the piece table.
 _MARK = b"\xff"
 ALGORITHMS = ("linmaxmatch", "maxmatch")
+COMPAT_MODES = ("tf_text", "fast_wordpiece")
+# Punctuation new in Unicode 16, which the ICU of tensorflow_text's FastWordpieceTokenizer has and the
+# shipped tf_text table (RE2's \\p{P}, Unicode 15) lacks.
+_UNICODE_16_PUNCTUATION = (0x1B4E, 0x1B4F, 0x1B7F, 0x10D6E, 0x113D4, 0x113D5, 0x113D7, 0x113D8, 0x11BE1, 0x16D6D,
+                           0x16D6E, 0x16D6F, 0x1E5FF)
 
 
 class Pieces(NamedTuple):
@@ -86,10 +92,26 @@ class WordpieceTokenizer(tf.Module):
         links, time linear in the word length whatever the vocabulary, one
         loop step per character; see `tf_wordpiece.bert.linmaxmatch`). Defaults to
         `"maxmatch"`.
+      compat: `"tf_text"` (tensorflow_text's WordpieceTokenizer) or
+        `"fast_wordpiece"` (its FastWordpieceTokenizer, with the same ids:
+        the unknown token of a word over `max_bytes_per_word` ends at the
+        word's end; `unknown_token` must be in the vocabulary, and
+        `split_unknown_characters`, `max_chars_per_token` and
+        `max_chars_per_word` are not options there). Defaults to `"tf_text"`.
+      no_pretokenization: with compat="fast_wordpiece", False (the peer's
+        default) takes text, not words: each string is split on white space
+        (Unicode White_Space, dropped) and punctuation (ASCII punctuation,
+        Unicode P*, CJK ideographs: each a word), and the shape
+        transformation is `[..., strings] => [..., strings, pieces]`, offsets
+        in bytes from each string's start. True takes words, as
+        compat="tf_text" does. Defaults to False.
 
     >>> wp = WordpieceTokenizer(["[UNK]", "un", "##aff", "##able"], token_out_type=tf.string)
     >>> wp.tokenize(tf.constant(["unaffable", "xyz", ""])).to_list()
     [[b'un', b'##aff', b'##able'], [b'[UNK]'], []]
+    >>> fast = WordpieceTokenizer(["[UNK]", "un", "##aff", "##able", "!"], compat="fast_wordpiece")
+    >>> fast.tokenize(["unaffable! un"]).to_list()
+    [[1, 2, 3, 4, 1]]
     """
 
     def __init__(
@@ -104,8 +126,18 @@ class WordpieceTokenizer(tf.Module):
         unknown_token: str | None = "[UNK]",
         split_unknown_characters: bool = False,
         algorithm: str = "maxmatch",
+        compat: str = "tf_text",
+        no_pretokenization: bool = False,
     ):
         super().__init__()
+        if compat not in COMPAT_MODES:
+            raise ValueError(f"compat: expected one of {list(COMPAT_MODES)}, got {compat!r}")
+        if compat == "fast_wordpiece":
+            _check_fast_wordpiece_options(unknown_token=unknown_token, split_unknown_characters=split_unknown_characters,
+                                          max_chars_per_token=max_chars_per_token, max_chars_per_word=max_chars_per_word)
+        elif no_pretokenization:
+            raise ValueError("no_pretokenization=True: only for compat='fast_wordpiece'; drop it or pass "
+                             "compat='fast_wordpiece'")
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm: expected one of {list(ALGORITHMS)}, got {algorithm!r}")
         if token_out_type not in (tf.int64, tf.int32, tf.string):
@@ -121,6 +153,9 @@ class WordpieceTokenizer(tf.Module):
         required = [] if unknown_token is None else [unknown_token]
         self.vocab = vocab if isinstance(vocab, Vocab) else Vocab(vocab, required=required)
         oov_table = isinstance(vocab, tf.lookup.StaticVocabularyTable) and self.vocab.num_oov_buckets > 0
+        if compat == "fast_wordpiece" and self.vocab.id_of(unknown_token) < 0:
+            raise ValueError(f"unknown_token: {unknown_token!r} is not in the {self.vocab.source}, which "
+                             "compat='fast_wordpiece' needs (as FastWordpieceTokenizer); add it or pass another")
         if unknown_token is not None and self.vocab.id_of(unknown_token) < 0 and not oov_table:
             raise ValueError(f"unknown_token: {unknown_token!r} is not in the {self.vocab.source}; add it or pass another")
         self.suffix_indicator = suffix_indicator
@@ -137,12 +172,28 @@ class WordpieceTokenizer(tf.Module):
             with tf.init_scope():
                 self.unknown_id = int(self.vocab.lookup(tf.constant([unknown_token]))[0])
         self.algorithm = algorithm
+        self.compat = compat
+        self.no_pretokenization = no_pretokenization
+        self._text_splitter = _fast_wordpiece_splitter() if compat == "fast_wordpiece" and not no_pretokenization else None
         if algorithm == "linmaxmatch":
             self._matcher = LinMaxMatcher(self.vocab.tokens, suffix_indicator=suffix_indicator,
                                           max_piece_chars=self.max_chars_per_token)
         else:
             self._piece_table = _piece_table(self.vocab.tokens, suffix_indicator, self.max_chars_per_token)
             self._longest_from = _longest_piece_from(self.vocab.tokens, suffix_indicator, self.max_chars_per_token)
+
+    def vocab_size(self, name: str | None = None) -> tf.Tensor:
+        """int64 scalar: the number of ids, OOV buckets included, as tensorflow_text's `vocab_size()`.
+
+        The vocabulary's tokens plus its table's OOV buckets: those of a
+        `tf.lookup.StaticVocabularyTable`, none for a `StaticHashTable`, and
+        one for a path or a list (tensorflow_text's table for a path).
+
+        >>> int(WordpieceTokenizer(["[UNK]", "a", "##b"]).vocab_size())
+        4
+        """
+        with tf.name_scope(name or "WordpieceTokenizerVocabSize"):
+            return tf.constant(len(self.vocab) + self.vocab.num_oov_buckets, tf.int64)
 
     def tokenize(self, words) -> tf.RaggedTensor:
         """string [..., words] -> [..., words, pieces] of ids or strings."""
@@ -164,12 +215,30 @@ class WordpieceTokenizer(tf.Module):
             pieces = self.tokenize_flat(flat)
             return self.to_output_type(pieces.ids, pieces.text), pieces.byte_begin, self._unknown_ends(pieces)
 
+        if self._text_splitter is not None:
+            return map_over_strings(words, "strings", self._tokenize_text)
         return map_over_strings(words, "words", flat_tokenize)
+
+    def _tokenize_text(self, flat: tf.Tensor) -> tuple:
+        """FastWordpieceTokenizer's end-to-end mode: strings [n] -> (pieces, begin, end) [n, pieces], byte offsets."""
+        words = self._text_splitter.split(flat)
+        # Each word as the input's bytes (the splitter reads invalid UTF-8 as U+FFFD; the peer keeps the bytes).
+        first = tf.gather(words.begin.flat_values, words.begin.row_splits[:-1])
+        last = tf.gather(words.end.flat_values, words.end.row_splits[1:] - 1)
+        text = tf.strings.substr(tf.gather(flat, words.row), first, last - first)
+        pieces = self.tokenize_flat(text, n_chars=words.begin.row_lengths())
+        begin = gather_in_rows(words.begin, pieces.begin)
+        end = gather_in_rows(words.end, pieces.end - 1)  # an unknown word's token ends at the word's end
+        ids = self.to_output_type(pieces.ids, pieces.text)
+        word_splits = rows_to_splits(words.row, tf.size(flat, out_type=tf.int64))
+        piece_splits = tf.gather(pieces.ids.row_splits, word_splits)
+        return tuple(tf.RaggedTensor.from_row_splits(t.flat_values, piece_splits, validate=False)
+                     for t in (ids, begin, end))
 
     def _unknown_ends(self, pieces: Pieces) -> tf.RaggedTensor:
         """Byte ends, with tensorflow_text's len(unknown_token) for words over the byte limit."""
-        if self.max_bytes_per_word is None or self.unknown_token is None:  # None: the word, to its end
-            return pieces.byte_end
+        if self.max_bytes_per_word is None or self.unknown_token is None or self.compat == "fast_wordpiece":
+            return pieces.byte_end  # the word, to its end
         over = tf.gather(pieces.over_byte_limit, value_rows(pieces.byte_end))
         unknown_length = len(self.unknown_token.encode("utf-8"))
         return pieces.byte_end.with_flat_values(tf.where(over, unknown_length, pieces.byte_end.flat_values))
@@ -182,16 +251,29 @@ class WordpieceTokenizer(tf.Module):
             return tf.ragged.map_flat_values(tf.gather, self.vocab.token_tensor, ids)
         return tf.cast(ids, self.token_out_type)
 
-    def detokenize(self, token_ids) -> tf.RaggedTensor:
+    def detokenize(self, token_ids) -> tf.RaggedTensor | tf.Tensor:
         """ids [..., pieces] -> strings [..., words]: pieces joined, suffixes glued on.
 
         Like tensorflow_text: ids at or past the vocabulary size become the
-        unknown token (`"[UNK]"` when it is None).
+        unknown token (`"[UNK]"` when it is None). Rank-1 ids `[pieces]` (one
+        sequence) give a scalar string, its words joined by spaces, as
+        tensorflow_text's FastWordpieceTokenizer returns them.
+
+        >>> wp = WordpieceTokenizer(["[UNK]", "un", "##aff", "##able", "!"])
+        >>> wp.detokenize([[1, 2, 3, 4]]).to_list(), wp.detokenize([1, 2, 3, 4]).numpy()
+        ([[b'unaffable', b'!']], b'unaffable !')
         """
         from tf_wordpiece.bert.decoders import wordpiece_detokenize
 
         unknown = "[UNK]" if self.unknown_token is None else self.unknown_token
-        return wordpiece_detokenize(token_ids, self.vocab.token_tensor, self.suffix_indicator, unknown)
+        ids = as_ids(token_ids, "token_ids")
+        if ids.shape.rank == 0:
+            raise ValueError(f"token_ids: expected rank >= 1 ([pieces] or [..., pieces]), got a scalar {ids!r}; "
+                             "pass a list of ids")
+        if ids.shape.rank == 1:
+            words = wordpiece_detokenize(ids[None], self.vocab.token_tensor, self.suffix_indicator, unknown)
+            return tf.strings.reduce_join(words, axis=-1, separator=" ")[0]
+        return wordpiece_detokenize(ids, self.vocab.token_tensor, self.suffix_indicator, unknown)
 
     def tokenize_flat(self, words: tf.Tensor, forced_ids: tf.Tensor | None = None,
                       n_chars: tf.Tensor | None = None) -> Pieces:
@@ -420,3 +502,35 @@ def _longest_piece_from(tokens: list[str], suffix: str, max_chars: int | None = 
     initial = np.minimum(initial, _LENGTH_PACK - 1)
     non_initial = np.minimum(non_initial, _LENGTH_PACK - 1)
     return ut.CodePointLookup(initial * _LENGTH_PACK + non_initial)
+
+
+def _check_fast_wordpiece_options(*, unknown_token, **unsupported) -> None:
+    """FastWordpieceTokenizer's rules: an unknown token always, and none of the classic-only options."""
+    if unknown_token is None:
+        raise ValueError("unknown_token: None is not possible with compat='fast_wordpiece' (FastWordpieceTokenizer "
+                         "always emits the unknown token); pass a token of the vocabulary")
+    given = {k: v for k, v in unsupported.items() if v not in (None, False)}
+    if given:
+        raise ValueError(f"{', '.join(f'{k}={v!r}' for k, v in given.items())}: only for compat='tf_text' "
+                         "(FastWordpieceTokenizer has no such option); drop it or pass compat='tf_text'")
+
+
+def _fast_wordpiece_splitter():
+    """FastWordpieceTokenizer's own pre-tokenization as a BasicTokenizer that normalizes nothing."""
+    from tf_wordpiece.bert import normalizers
+    from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
+
+    identity = normalizers.hf_normalizer(clean_text=False, strip_accents=False, lowercase=False)
+    return BasicTokenizer(identity, _fast_wordpiece_pre_tokenizer())
+
+
+@functools.cache  # immutable tables, shared by every end-to-end tokenizer
+def _fast_wordpiece_pre_tokenizer():
+    """White space (ICU u_isUWhiteSpace, the Unicode White_Space property) separates words; ASCII
+    punctuation, Unicode P* (ICU u_ispunct) and CJK ideographs are words on their own."""
+    from tf_wordpiece.bert import pre_tokenizers
+
+    tables = ut.peer_tables()
+    isolated = ut.range_mask(tables["tf_text"]["punctuation"]) | ut.range_mask(tables["tf_text"]["cjk"])
+    isolated[list(_UNICODE_16_PUNCTUATION)] = True
+    return pre_tokenizers.PreTokenizer(whitespace=ut.range_mask(tables["hf"]["whitespace"]), isolated=isolated)

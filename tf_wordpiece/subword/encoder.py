@@ -52,7 +52,7 @@ class SubwordTextEncoder(tf.Module):
     Args:
       subtokens: the subtoken strings (t2t: id n is entry n; tfds: id n + 1),
         or the path of a vocabulary file in `store_to_file`'s format (t2t: one
-        quoted subtoken a line; tfds: the same after tfds's two header lines).
+        subtoken a line, quoted or bare; tfds: quoted, after tfds's two header lines).
       compat: "t2t" (tensor2tensor) or "tfds" (tfds.deprecated.text); None:
         "t2t" for a list, the file's format for a path.
 
@@ -153,10 +153,22 @@ class SubwordTextEncoder(tf.Module):
         `save_to_file(prefix)` (the file `prefix + ".subwords"`; its header selects `compat="tfds"`)."""
         return cls(path, compat=compat)
 
-    def store_to_file(self, path: str | os.PathLike) -> None:
-        """Writes the vocabulary atomically: t2t, one quoted subtoken a line; tfds, its
-        header and metadata lines first (name the file `prefix + ".subwords"` for tfds's loader)."""
-        text = sl.format_tfds_vocab(self.subtokens) if self.compat == "tfds" else sl.format_vocab(self.subtokens)
+    def store_to_file(self, path: str | os.PathLike, *, add_single_quotes: bool = True) -> None:
+        """Writes the vocabulary atomically: t2t, one subtoken a line in single quotes; tfds, its
+        header and metadata lines first (name the file `prefix + ".subwords"` for tfds's loader).
+
+        `add_single_quotes=False` (tensor2tensor's option, t2t only) writes each
+        subtoken bare; `load_from_file` reads both. A subtoken that would not
+        read back bare (white space at an end, wrapping quotes such as the
+        subtoken `'`, a newline) is then a ValueError naming it.
+        """
+        if self.compat == "tfds":
+            if not add_single_quotes:
+                raise ValueError("add_single_quotes: False is only for compat='t2t' (tfds's files always quote their "
+                                 "subwords); drop it")
+            text = sl.format_tfds_vocab(self.subtokens)
+        else:
+            text = sl.format_vocab(self.subtokens, add_single_quotes=add_single_quotes)
         write_text_atomically(path, text, what="path", kind="subword vocabulary", looks_ours=_looks_like_a_subword_file)
 
     def _encode(self, strings: tf.Tensor):
@@ -350,6 +362,9 @@ def _check_encodable(subtokens: list[str], alphabet: frozenset[str], source: str
 
 
 def _looks_like_a_subword_file(head: bytes) -> bool:
-    """Whether a file starts as `store_to_file` writes: quoted subtokens a line, after tfds's `###` header lines."""
+    """Whether a file starts as `store_to_file` writes: quoted subtokens a line, after tfds's `###` header
+    lines, or bare ones from t2t's reserved `<pad>_` and `<EOS>_` on (what `add_single_quotes=False` writes)."""
+    if head.startswith(b"<pad>_\n<EOS>_\n"):
+        return True
     lines = [line for line in head.split(b"\n")[:-1] if line and not line.startswith(b"###")]
     return all(line[:1] in (b"'", b'"') for line in lines)

@@ -508,25 +508,44 @@ def _check_counts(token_counts: Mapping[str, int]) -> None:
 # --- vocabulary files --------------------------------------------------------------------------------
 
 
-def format_vocab(subtokens: Sequence[str]) -> str:
-    """t2t's `store_to_file` format: one subtoken a line, in single quotes."""
-    return "".join(f"'{s}'\n" for s in subtokens)
+def format_vocab(subtokens: Sequence[str], *, add_single_quotes: bool = True) -> str:
+    """t2t's `store_to_file` format: one subtoken a line, in single quotes (bare with `add_single_quotes=False`).
+
+    A bare subtoken must read back as itself: one with a newline, white space
+    at either end, or the same quote at both ends (such as `'`) is a
+    ValueError, where tensor2tensor would write a file that loads differently.
+
+    >>> format_vocab(["<pad>_", "a"]), format_vocab(["<pad>_", "a"], add_single_quotes=False)
+    ("'<pad>_'\\n'a'\\n", '<pad>_\\na\\n')
+    """
+    if add_single_quotes:
+        return "".join(f"'{s}'\n" for s in subtokens)
+    lossy = [s for s in subtokens if "\n" in s or _read_line(s) != s]
+    if lossy:
+        raise ValueError(f"add_single_quotes: False cannot store {len(lossy)} subtoken(s) such as {lossy[:5]}: bare, "
+                         "they would not read back (white space at an end, wrapping quotes, a newline); "
+                         "store with add_single_quotes=True")
+    return "".join(f"{s}\n" for s in subtokens)
+
+
+def _read_line(line: str) -> str:
+    """One vocabulary line as t2t's loader reads it: stripped, then one pair of wrapping ' or " removed."""
+    s = line.strip()
+    if s[:1] in ("'", "\"") and s.endswith(s[0]):  # a lone quote too, as in t2t: it reads as ""
+        return s[1:-1]
+    return s
 
 
 def parse_vocab(text: str, *, source: str) -> list[str]:
-    """t2t's `load_from_file` reading: each line right-stripped, then one pair of wrapping ' or " removed.
+    """t2t's `load_from_file` reading: each line stripped (`str.strip()`), then one pair of wrapping ' or " removed.
 
     Lines end at `\\n` only (a subtoken may contain other line breaks such as `\\r`).
+    Quoted (`store_to_file`'s default) and bare (`add_single_quotes=False`) lines both read.
     """
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    subtokens = []
-    for line in lines:
-        s = line.rstrip()
-        if s[:1] in ("'", "\"") and s.endswith(s[0]):
-            s = s[1:-1]
-        subtokens.append(s)
+    subtokens = [_read_line(line) for line in lines]
     if not any(subtokens):
         raise ValueError(f"vocab: the {source} has no subtokens; pass a file written by store_to_file")
     return subtokens
