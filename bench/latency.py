@@ -1,11 +1,15 @@
 """Per-call cost where users run a tokenizer: batch 1 to 4096, and the Transformer tutorial's tf.data pipeline.
 
     python bench/latency.py [--repeats 5] [--batches 1,16,64,256,1000,4096] [--part calls|pipeline]
+                            [--cores string,xla]
 
 `calls`: one `tf.function` call per batch of held-out multilingual lines
 (bert-base-uncased, lower_case), `tokenize(...).merge_dims(-2, -1)`: tf_wordpiece
-(default settings), tensorflow_text's BertTokenizer and FastBertTokenizer, and
-Hugging Face `encode_batch`; ids are checked equal first. Wall and CPU (process)
+(default settings, and each `--cores` choice: `xla` is the numeric core compiled
+by XLA, `numeric` the same without XLA), tensorflow_text's BertTokenizer and
+FastBertTokenizer, and Hugging Face `encode_batch`; ids are checked equal first.
+The numeric core's first call per batch-size bucket compiles: its first pass
+over each size is printed apart (seconds), the medians come after it. Wall and CPU (process)
 milliseconds per call, medians of interleaved passes, and our ratio to each
 TensorFlow peer in CPU time: with every core busy (a tf.data pipeline on
 AUTOTUNE, a loaded server) CPU time is what a call costs.
@@ -65,13 +69,15 @@ def merged(tok):
 HF_MODE = merged(twp.BertTokenizer(str(VOCAB), lower_case=True, compat="hf"))  # checks HF's ids, not timed
 
 
-def call_contenders() -> dict:
+def call_contenders(cores: list[str]) -> dict:
     fast = text.FastBertTokenizer(VOCAB.read_text(encoding="utf-8").splitlines(), lower_case_nfd_strip_accents=True)
     hf = Tokenizer.from_file(str(TOKENIZER_JSON))
     hf.no_padding()
     hf.no_truncation()
+    ours = {f"tf_wordpiece core={core}": merged(twp.BertTokenizer(str(VOCAB), lower_case=True, core=core))
+            for core in cores}
     return {
-        "tf_wordpiece": merged(twp.BertTokenizer(str(VOCAB), lower_case=True)),
+        **ours,
         "text.BertTokenizer": merged(text.BertTokenizer(str(VOCAB), lower_case=True)),
         "text.FastBertTokenizer": tf.function(lambda s: fast.tokenize(s).flat_values, input_signature=SPEC),
         "HF encode_batch": lambda batch: [e.ids for e in hf.encode_batch(batch, add_special_tokens=False)],
@@ -82,10 +88,18 @@ def per_call(run: dict, lines: list[str], batch: int, *, repeats: int) -> dict[s
     """Median (wall, CPU) milliseconds per call over `repeats` interleaved passes of a few calls each."""
     batches = [lines[i : i + batch] for i in range(0, min(len(lines), max(batch * 4, 256)), batch)][:64]
     tensors = [tf.constant(b) for b in batches]
-    ours = np.concatenate([run["tf_wordpiece"](t).numpy() for t in tensors])
+    first_pass = {}
+    ours = {}
+    for name in run:
+        if name.startswith("tf_wordpiece"):  # the first pass compiles the numeric core's buckets
+            first_pass[name] = clocked(lambda: ours.setdefault(name, np.concatenate([run[name](t).numpy() for t in tensors])))[0]
+    reference = next(iter(ours.values()))
     for name in ("text.BertTokenizer", "text.FastBertTokenizer"):
-        if not np.array_equal(ours, np.concatenate([run[name](t).numpy() for t in tensors])):
+        if not np.array_equal(reference, np.concatenate([run[name](t).numpy() for t in tensors])):
             raise SystemExit(f"batch {batch}: ids differ from {name}")
+    for name, ids in ours.items():
+        if not np.array_equal(reference, ids):
+            raise SystemExit(f"batch {batch}: {name}'s ids differ")
     ours_hf = np.concatenate([HF_MODE(t).numpy() for t in tensors])  # HF's peer is compat="hf"
     if ours_hf.tolist() != [i for b in batches for ids in run["HF encode_batch"](b) for i in ids]:
         raise SystemExit(f"batch {batch}: ids differ from HF encode_batch")
@@ -95,21 +109,26 @@ def per_call(run: dict, lines: list[str], batch: int, *, repeats: int) -> dict[s
             inputs = batches if name.startswith("HF") else tensors
             wall, cpu = clocked(lambda: [fn(x) for x in inputs])
             samples[name].append((wall * 1e3 / len(inputs), cpu * 1e3 / len(inputs)))
-    return {name: (statistics.median(w for w, _ in s), statistics.median(c for _, c in s)) for name, s in samples.items()}
+    medians = {name: (statistics.median(w for w, _ in s), statistics.median(c for _, c in s)) for name, s in samples.items()}
+    return medians, first_pass
 
 
-def print_calls(lines: list[str], batch_sizes: list[int], repeats: int) -> None:
-    run = call_contenders()
+def print_calls(lines: list[str], batch_sizes: list[int], repeats: int, cores: list[str]) -> None:
+    run = call_contenders(cores)
+    ours = [name for name in run if name.startswith("tf_wordpiece")]
     print("\n## Per call (ms, wall / CPU; median of interleaved passes)\n")
-    print("| batch | tf_wordpiece | text.BertTokenizer | text.FastBertTokenizer | HF encode_batch | "
-          "CPU vs BertTokenizer | CPU vs FastBertTokenizer | wall vs BertTokenizer |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(f"| batch | {' | '.join(run)} | "
+          + " | ".join(f"{name.split()[-1]}: CPU vs Bert | CPU vs FastBert | wall vs FastBert" for name in ours)
+          + " | first pass (s) |")
+    print("|---|" + "---|" * (len(run) + 3 * len(ours) + 1))
     for batch in tqdm(batch_sizes, desc="batch sizes", leave=False):
-        ms = per_call(run, lines, batch, repeats=repeats)
+        ms, first_pass = per_call(run, lines, batch, repeats=repeats)
         cells = " | ".join(f"{w:.2f} / {c:.2f}" for w, c in ms.values())
-        ours, bert, fast = ms["tf_wordpiece"], ms["text.BertTokenizer"], ms["text.FastBertTokenizer"]
-        print(f"| {batch} | {cells} | {bert[1] / ours[1]:.2f}x | {fast[1] / ours[1]:.2f}x | {bert[0] / ours[0]:.2f}x |",
-              flush=True)
+        bert, fast = ms["text.BertTokenizer"], ms["text.FastBertTokenizer"]
+        ratios = " | ".join(f"{bert[1] / ms[n][1]:.2f}x | {fast[1] / ms[n][1]:.2f}x | {fast[0] / ms[n][0]:.2f}x"
+                            for n in ours)
+        compiled = ", ".join(f"{n.split()[-1]} {first_pass[n]:.1f}" for n in ours)
+        print(f"| {batch} | {cells} | {ratios} | {compiled} |", flush=True)
 
 
 class TutorialConverterTokenizer(tf.Module):
@@ -160,42 +179,53 @@ def timed_pass(dataset) -> tuple[tuple[float, float], tuple[float, float]]:
     return start, batches
 
 
-def print_pipeline(repeats: int) -> None:
+def print_pipeline(repeats: int, cores: list[str]) -> None:
     pairs = converter.embedded_pairs()
     with tempfile.TemporaryDirectory() as folder:
         paths = {}
         for index, language in enumerate(("pt", "en")):
             paths[language] = f"{folder}/{language}_vocab.txt"
             write_vocab_file(paths[language], converter.learn_vocab([p[index] for p in pairs], vocab_size=8000))
-        converter.save_atomically(converter.Converter(paths["pt"], paths["en"], lower_case=True), f"{folder}/ours")
-        ours = tf.saved_model.load(f"{folder}/ours")
         peer = tf.Module()
         peer.pt, peer.en = TutorialConverterTokenizer(paths["pt"]), TutorialConverterTokenizer(paths["en"])
         sample = tf.constant([en for _, en in pairs[:256]])
-        if ours.en.tokenize(sample).to_list() != peer.en.tokenize(sample).to_list():
-            raise SystemExit("pipeline: the exported converter's ids differ from the tutorial's tensorflow_text converter")
-        runs = {"tf_wordpiece (exported, reloaded)": pipelines(ours, pairs), "tensorflow_text tutorial converter": pipelines(peer, pairs)}
+        loaded = {}
+        for core in cores:
+            module = converter.Converter(paths["pt"], paths["en"], lower_case=True, core=core)
+            converter.save_atomically(module, f"{folder}/ours_{core}")
+            loaded[core] = tf.saved_model.load(f"{folder}/ours_{core}")
+            if loaded[core].en.tokenize(sample).to_list() != peer.en.tokenize(sample).to_list():
+                raise SystemExit(f"pipeline: the exported converter's ids (core={core}) differ from the tutorial's")
+        runs = {f"core={core}": pipelines(loaded[core], pairs) for core in cores}
+        runs["tensorflow_text"] = pipelines(peer, pairs)
         passes = {(who, how): [] for who, ways in runs.items() for how in ways}
         for _ in tqdm(range(repeats), desc="pipeline passes", leave=False):
             for (who, how) in passes:
                 passes[(who, how)].append(timed_pass(runs[who][how]))
-        loop_vs_map = loop_and_map(ours, pairs, repeats)
+        loop_vs_map = {core: loop_and_map(loaded[core], pairs, repeats) for core in cores}
 
     def median(who, how, part, clock):
         return statistics.median(p[part][clock] for p in passes[(who, how)])
 
     print(f"\n## The tutorial's pipeline ({len(pairs)} pt/en pairs; s per pass, wall / CPU; median of {repeats})\n")
-    print("`iter()` builds the iterator (it instantiates the map function; Keras `fit` does it every epoch); "
-          "the batches are the rest of the pass, what a long epoch costs.\n")
-    print("| pipeline | part | tf_wordpiece | tensorflow_text converter | wall ratio | CPU ratio |\n|---|---|---|---|---|---|")
-    ours_name, peer_name = runs
-    for how in runs[ours_name]:
+    print("tf_wordpiece's converter exported and reloaded with each core, against the tutorial's converter on "
+          "tensorflow_text. `iter()` builds the iterator (it instantiates the map function; Keras `fit` does it every "
+          "epoch); the batches are the rest of the pass, what a long epoch costs. Ratios: tensorflow_text's time / "
+          "ours (above 1: ours is faster).\n")
+    print("| pipeline | part | tensorflow_text converter | " + " | ".join(f"{who} | wall ratio | CPU ratio" for who in runs
+                                                                   if who != "tensorflow_text") + " |")
+    print("|---|---|---|" + "---|---|---|" * len(cores))
+    for how in runs["tensorflow_text"]:
         for part, label in ((1, "batches"), (0, "`iter()`")):
-            o, p = ((median(who, how, part, 0), median(who, how, part, 1)) for who in (ours_name, peer_name))
-            print(f"| `{how}` | {label} | {o[0]:.2f} / {o[1]:.2f} | {p[0]:.2f} / {p[1]:.2f} | "
-                  f"{p[0] / o[0]:.2f}x | {p[1] / o[1]:.2f}x |")
-    print("\nThe reloaded `en.tokenize` on batches of 64, ms per batch (wall / CPU): "
-          + "; ".join(f"{where} {w:.2f} / {c:.2f}" for where, (w, c) in loop_vs_map.items()))
+            p = (median("tensorflow_text", how, part, 0), median("tensorflow_text", how, part, 1))
+            cells = []
+            for core in cores:
+                o = (median(f"core={core}", how, part, 0), median(f"core={core}", how, part, 1))
+                cells.append(f"{o[0]:.2f} / {o[1]:.2f} | {p[0] / o[0]:.2f}x | {p[1] / o[1]:.2f}x")
+            print(f"| `{how}` | {label} | {p[0]:.2f} / {p[1]:.2f} | " + " | ".join(cells) + " |")
+    for core, figures in loop_vs_map.items():
+        print(f"\nThe reloaded `en.tokenize` (core={core}) on batches of 64, ms per batch (wall / CPU): "
+              + "; ".join(f"{where} {w:.2f} / {c:.2f}" for where, (w, c) in figures.items()))
 
 
 def loop_and_map(module, pairs, repeats: int) -> dict[str, tuple[float, float]]:
@@ -216,14 +246,15 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--batches", default="1,16,64,256,1000,4096")
     parser.add_argument("--part", choices=["calls", "pipeline", "all"], default="all")
+    parser.add_argument("--cores", default="string,xla", help="BertTokenizer cores to time (string, numeric, xla)")
     args = parser.parse_args()
     lines = (ROOT / "tests" / "data" / "multilingual_dev.txt").read_text(encoding="utf-8").splitlines()
     print(f"{tf.config.threading.get_inter_op_parallelism_threads() or 'default'} inter-op threads; "
           "ratios above 1 mean tf_wordpiece is faster")
     if args.part in ("calls", "all"):
-        print_calls(lines, [int(b) for b in args.batches.split(",")], args.repeats)
+        print_calls(lines, [int(b) for b in args.batches.split(",")], args.repeats, args.cores.split(","))
     if args.part in ("pipeline", "all"):
-        print_pipeline(args.repeats)
+        print_pipeline(args.repeats, args.cores.split(","))
 
 
 if __name__ == "__main__":

@@ -93,6 +93,9 @@ def _add_export_command(commands) -> None:
     exp.add_argument("--no-zip", action="store_true", help="do not write OUT.zip")
     exp.add_argument("--serving-version", type=int_at_least(1), metavar="N",
                      help="TF Serving's layout: write the model to OUT/N (OUT is --model_base_path)")
+    exp.add_argument("--core", choices=["string", "numeric", "xla"], default="string",
+                     help="how the saved tokenizers run: string ops, the numeric core, or the numeric core compiled "
+                     "by XLA (the fastest once compiled, once per batch-size bucket; see docs/design.md)")
     exp.set_defaults(run=_export, parser=exp)
 
 
@@ -184,7 +187,8 @@ def _export(args, kept: list[str]) -> int:
         else:
             pairs = converter.embedded_pairs()
         summary = converter.export_converter(args.out, pairs, vocab_size=args.vocab_size, overwrite=args.overwrite,
-                                             make_zip=False, serving_version=args.serving_version)
+                                             make_zip=False, serving_version=args.serving_version,
+                                             core=args.core)
         kept.append(str(model_dir))
         if not args.no_zip:
             serving = args.serving_version is not None  # the model goes to OUT/N, the zip holds OUT

@@ -198,8 +198,12 @@ def check_outputs(out_dir: str, *, overwrite: bool, make_zip: bool) -> pathlib.P
 
 
 def export_converter(out_dir: str, pairs: list[tuple[str, str]], *, vocab_size: int = 8000,
-                     overwrite: bool = False, make_zip: bool = True, serving_version: int | None = None) -> dict:
+                     overwrite: bool = False, make_zip: bool = True, serving_version: int | None = None,
+                     core: str = "string") -> dict:
     """Learns both vocabularies, builds the Converter, saves it with its serving signatures (and a .zip).
+
+    `core` is `BertTokenizer`'s: `"xla"` saves the numeric core compiled by XLA
+    (faster once compiled; it needs a TensorFlow with XLA where it is loaded).
 
     With `serving_version` the SavedModel goes to `out_dir/VERSION` (TF
     Serving's layout; the zip then holds `out_dir`). Returns timings and
@@ -228,7 +232,7 @@ def export_converter(out_dir: str, pairs: list[tuple[str, str]], *, vocab_size: 
             summary[f"{language}_vocab_size"] = len(vocab)
         summary["learn_seconds"] = time.perf_counter() - start
         start = time.perf_counter()
-        converter = Converter(vocab_paths["pt"], vocab_paths["en"], lower_case=True)
+        converter = Converter(vocab_paths["pt"], vocab_paths["en"], lower_case=True, core=core)
         save_atomically(converter, str(out), overwrite=overwrite, signatures=converter.signatures())
     summary["export_seconds"] = time.perf_counter() - start
     summary["model_dir"] = str(out)

@@ -40,14 +40,36 @@ _MIN_BYTES = 64  # the smallest byte bucket
 _MIN_ROWS = 8  # the smallest bucket of strings
 
 
-class Pieces(NamedTuple):
-    """The pieces of a padded batch, each array of static size C (valid up to its count).
+class Words(NamedTuple):
+    """A padded batch after normalization and word splitting (stage 1).
 
-    num_pieces, num_words: int32 scalars.
-    ids: int32 [C]. begin, end: int32 [C], byte offsets in the piece's string.
-    word: int32 [C], each piece's word (global, in order). word_row: int32 [C],
-    each word's string. overflow: bool scalar, C slots were too few (the
-    outputs are then incomplete; call again with a larger expansion).
+    Per slot (int32 / bool [C]): char, the code point's index among the
+    vocabulary's characters (0: in no token); word, the slot's word (-1
+    outside words); begin, end, the byte offsets of the character the slot
+    comes from, in its string.
+    Per word ([C], valid below num_words): first, end_slot, its slots;
+    single, it is one piece whatever it holds (an added token, or over the
+    length limit); single_id, that piece's id; row, its string.
+    overflow: bool scalar, C slots were too few for the normalized text.
+    """
+
+    char: tf.Tensor
+    word: tf.Tensor
+    begin: tf.Tensor
+    end: tf.Tensor
+    first: tf.Tensor
+    end_slot: tf.Tensor
+    single: tf.Tensor
+    single_id: tf.Tensor
+    row: tf.Tensor
+    num_words: tf.Tensor
+    overflow: tf.Tensor
+
+
+class Pieces(NamedTuple):
+    """The pieces of a padded batch in order (stage 2), each [C], valid below num_pieces.
+
+    ids: int32. begin, end: int32 byte offsets in the piece's string. word: int32, each piece's word.
     """
 
     num_pieces: tf.Tensor
@@ -55,9 +77,6 @@ class Pieces(NamedTuple):
     begin: tf.Tensor
     end: tf.Tensor
     word: tf.Tensor
-    num_words: tf.Tensor
-    word_row: tf.Tensor
-    overflow: tf.Tensor
 
 
 class NumericCore(tf.Module):
@@ -140,7 +159,7 @@ class NumericCore(tf.Module):
             self._slot_children = tf.constant(cuckoo.values)
             self._node_token = tf.constant(trie.node_token)
             self._utf8_length = ut.CodePointLookup(_utf8_lengths())
-        self._pipelines: dict[int, tf.types.experimental.GenericFunction] = {}
+        self._stages: dict[str, tf.types.experimental.GenericFunction] = {}
 
     def tokenize_with_offsets(self, strings: tf.Tensor) -> tuple[tf.RaggedTensor, tf.RaggedTensor, tf.RaggedTensor]:
         """string [n] -> (ids, begin, end), int64 [n, (words), (pieces)]; byte offsets."""
@@ -155,25 +174,30 @@ class NumericCore(tf.Module):
         data = tf.pad(tf.cast(data, tf.int32), [[0, num_bytes - total]])
         lengths = tf.pad(lengths, [[0, num_rows - n]])
 
-        first = self._pipeline(1)(data, lengths)
-        if self.max_expansion == 1:
-            pieces = first
-        else:  # rare text that expands past one slot a byte: once more, with room for the worst case
-            pieces = tf.cond(first.overflow, lambda: self._pipeline(self.max_expansion)(data, lengths), lambda: first)
-        return _to_ragged(pieces, n)
+        words = self._stage("words", 1)(data, lengths)
+        if self.max_expansion > 1:  # rare text that expands past one slot a byte: once more, with room for the worst case
+            words = tf.cond(words.overflow, lambda: self._stage("words", self.max_expansion)(data, lengths), lambda: words)
+        # Stage 2 runs one lane a word: as many lanes as words, to the next bucket.
+        num_lanes = tf.minimum(_bucket(words.num_words + 1, _MIN_ROWS), tf.size(words.char))
+        per_word = [t[:num_lanes] for t in (words.first, words.end_slot, words.single, words.single_id)]
+        pieces = self._stage("pieces", 1)(words.char, words.word, words.begin, words.end, *per_word, words.num_words)
+        return _to_ragged(pieces, words, n)
 
-    def _pipeline(self, expansion: int):
-        """The integer pipeline for `expansion` slots a byte, traced (and compiled) once per expansion."""
-        if expansion not in self._pipelines:
-            def run(data, lengths):
-                return self.pieces(data, lengths, expansion=expansion)
-            spec = tf.TensorSpec([None], tf.int32)
-            self._pipelines[expansion] = tf.function(run, input_signature=[spec, spec], jit_compile=self.jit_compile,
-                                                     autograph=False)
-        return self._pipelines[expansion]
+    def _stage(self, name: str, expansion: int):
+        """`words` or `pieces` as a tf.function (compiled by XLA with jit_compile), made once per expansion."""
+        key = f"{name}_{expansion}"  # a string: SavedModels track the dict
+        if key not in self._stages:
+            vector, scalar = tf.TensorSpec([None], tf.int32), tf.TensorSpec([], tf.int32)
+            if name == "words":
+                fn, spec = (lambda data, lengths: self.words(data, lengths, expansion=expansion)), [vector] * 2
+            else:
+                flags = tf.TensorSpec([None], tf.bool)
+                fn, spec = self.pieces, [vector] * 6 + [flags, vector, scalar]
+            self._stages[key] = tf.function(fn, input_signature=spec, jit_compile=self.jit_compile, autograph=False)
+        return self._stages[key]
 
-    def pieces(self, data: tf.Tensor, lengths: tf.Tensor, *, expansion: int = 1) -> Pieces:
-        """The pipeline on a padded batch: data int32 [B] (bytes), lengths int32 [R] (each string's bytes)."""
+    def words(self, data: tf.Tensor, lengths: tf.Tensor, *, expansion: int = 1) -> Words:
+        """Stage 1 on a padded batch: data int32 [B] (bytes), lengths int32 [R] (each string's bytes)."""
         num_bytes = tf.shape(data)[0]
         row_start = tf.cumsum(lengths, exclusive=True)
         size = tf.reduce_sum(lengths)
@@ -196,53 +220,110 @@ class NumericCore(tf.Module):
         used = slot_end[-1]
         source, within = _expand(count, slot_end, num_slots)
         source_row = tf.gather(row, source)
-        source_code_point = tf.gather(code_point, source)
-        replaced = tf.gather(self._norm_values, source_row * self._norm_width + tf.minimum(within, self._norm_width - 1))
-        normalized = tf.where(source_row == 0, source_code_point, replaced)
+        within = tf.minimum(within, self._norm_width - 1)  # slots past the last character hold garbage
+        replaced = tf.gather(self._norm_values, source_row * self._norm_width + within)
+        normalized = tf.where(source_row == 0, tf.gather(code_point, source), replaced)
         slot = tf.range(num_slots)
-        in_use = slot < used
+        safe = tf.clip_by_value(normalized, 0, ut.NUM_CODE_POINTS - 1)
 
         # 3. Words.
-        char_class = tf.where(normalized < 0, ISOLATED, self._class(tf.clip_by_value(normalized, 0, ut.NUM_CODE_POINTS - 1)))
-        char_class = tf.where(in_use, char_class, WHITESPACE)
+        char_class = tf.where(normalized < 0, ISOLATED, self._class(safe))
+        char_class = tf.where(slot < used, char_class, WHITESPACE)
         string = tf.gather(byte_row, source)
         kept = char_class != WHITESPACE
         word_start = kept & ((char_class == ISOLATED) | (char_class != behind(char_class, 1, -1))
                              | (string != behind(string, 1, -1)))
-        continues = ahead(kept & ~word_start, 1, False)  # the next slot is in the same word
-        word = tf.cumsum(tf.cast(word_start, tf.int32)) - 1
-        num_words = tf.reduce_sum(tf.cast(word_start, tf.int32))
+        word = tf.where(kept, tf.cumsum(tf.cast(word_start, tf.int32)) - 1, -1)
         word_or_spare = tf.where(kept, word, num_slots)  # slots outside words go to a spare segment
-        first_slot = tf.math.unsorted_segment_min(slot, word_or_spare, num_slots + 1)[:num_slots]
-        end_slot = tf.math.unsorted_segment_max(slot + 1, word_or_spare, num_slots + 1)[:num_slots]
-        word_row = tf.gather(string, tf.minimum(first_slot, num_slots - 1))
 
-        # 4. WordPiece.
-        best_length, best_id = self._longest_pieces(normalized, word_start, kept, continues)
-        forced = tf.math.unsorted_segment_max(tf.where(normalized < 0, -1 - normalized, -1), word_or_spare,
-                                              num_slots + 1)[:num_slots]
-        single = (forced >= 0) | self._over_limit(normalized, source, char_length, word_or_spare, num_slots)
-        piece_start, broken = self._follow_chains(best_length, first_slot, end_slot, num_words, single)
-        whole = tf.gather(single | broken, tf.maximum(word, 0))
-        is_piece = kept & tf.where(whole, word_start, piece_start)
-        whole_id = tf.where(forced >= 0, tf.gather(self._added_ids(), tf.maximum(forced, 0)), self.unknown_id)
-        piece_id = tf.where(whole, tf.gather(whole_id, tf.maximum(word, 0)), best_id)
-        piece_end = tf.where(whole, tf.gather(end_slot, tf.maximum(word, 0)), slot + best_length)
+        def per_word(segment_op, values):
+            return segment_op(values, word_or_spare, num_slots + 1)[:num_slots]
 
-        # 5. Pieces in order, with byte offsets in their strings.
-        index = tf.cumsum(tf.cast(is_piece, tf.int32)) - 1
-        num_pieces = tf.reduce_sum(tf.cast(is_piece, tf.int32))
-        target = tf.where(is_piece, index, num_slots)[:, None]  # others land in a spare slot, cut off below
+        first = per_word(tf.math.unsorted_segment_min, slot)
+        forced = per_word(tf.math.unsorted_segment_max, tf.where(normalized < 0, -1 - normalized, -1))
+        string_start = tf.gather(tf.concat([row_start, [0]], 0), string)
+        source_position = tf.gather(position, source)
+        return Words(
+            char=tf.where(normalized < 0, 0, self._char_index(safe)),
+            word=word,
+            begin=source_position - string_start,
+            end=source_position + tf.gather(char_length, source) - string_start,
+            first=first,
+            end_slot=per_word(tf.math.unsorted_segment_max, slot + 1),
+            single=(forced >= 0) | self._over_limit(normalized, safe, tf.gather(char_length, source), per_word),
+            single_id=tf.where(forced >= 0, tf.gather(self._added_ids(), tf.maximum(forced, 0)), self.unknown_id),
+            row=tf.gather(string, tf.minimum(first, num_slots - 1)),
+            num_words=tf.reduce_sum(tf.cast(word_start, tf.int32)),
+            overflow=used > num_slots,
+        )
+
+    def pieces(self, char, word, begin, end, first, end_slot, single, single_id, num_words) -> Pieces:
+        """Stage 2: WordPiece, one lane a word (per-word arguments [W], the rest [C] as in `Words`).
+
+        Each lane walks down the trie from its piece's first slot while the
+        word goes on and an edge exists, remembering the last token passed;
+        where the walk stops, that token is the piece, and the next walk
+        starts after it from the suffix indicator's node. A walk that passes
+        no token breaks the word: it becomes `unknown_token`.
+        """
+        num_slots = tf.shape(char)[0]
+        lanes = tf.range(tf.shape(first)[0])
+        valid = lanes < num_words
+        active = valid & ~single
+        first = tf.where(valid, first, 0)
+        size = tf.size(self._slot_keys, out_type=tf.int64)
+        spare = num_slots  # scatters of inactive lanes land here, cut off below
+        zeros = tf.zeros([num_slots + 1], tf.int32)
+
+        def step(active, cursor, at, node, best_length, best_id, broken, piece_length, piece_id):
+            c = tf.gather(char, tf.minimum(at, num_slots - 1))
+            key = tf.cast(node, tf.int64) * self.num_chars + tf.cast(c, tf.int64)
+            child = tf.fill(tf.shape(node), -1)
+            for multiplier in self.multipliers:
+                bucket = tables.tf_bucket(key, multiplier, size)
+                child = tf.where(tf.gather(self._slot_keys, bucket) == key, tf.gather(self._slot_children, bucket), child)
+            advance = active & (child >= 0) & (at < end_slot)
+            node = tf.where(advance, child, node)
+            at = at + tf.cast(advance, tf.int32)
+            token = tf.gather(self._node_token, node)
+            found = advance & (token >= 0)
+            best_length = tf.where(found, at - cursor, best_length)
+            best_id = tf.where(found, token, best_id)
+            stop = active & ~advance
+            broken |= stop & (best_length == 0)
+            emit = stop & (best_length > 0)
+            target = tf.where(emit, cursor, spare)[:, None]
+            piece_length = tf.tensor_scatter_nd_update(piece_length, target, best_length)
+            piece_id = tf.tensor_scatter_nd_update(piece_id, target, best_id)
+            cursor = tf.where(emit, cursor + best_length, cursor)
+            active &= ~stop | (emit & (cursor < end_slot))
+            return (active, cursor, tf.where(emit, cursor, at), tf.where(emit, self.suffix_root, node),
+                    tf.where(emit, 0, best_length), best_id, broken, piece_length, piece_id)
+
+        state = (active, first, first, tf.fill(tf.shape(lanes), tables.ROOT), tf.zeros_like(lanes),
+                 tf.zeros_like(lanes), tf.zeros_like(active), zeros, zeros)
+        state = tf.while_loop(lambda active, *_: tf.reduce_any(active), step, state)
+        broken, piece_length, piece_id = state[6:]
+
+        # Whole words (added tokens, over the limit, broken): one piece over all their slots.
+        whole = valid & (single | broken)
+        target = tf.where(whole, first, spare)[:, None]
+        piece_length = tf.tensor_scatter_nd_update(piece_length, target, end_slot - first)[:num_slots]
+        unknown = tf.fill(tf.shape(lanes), self.unknown_id)
+        piece_id = tf.tensor_scatter_nd_update(piece_id, target, tf.where(single, single_id, unknown))[:num_slots]
+        slot_word = tf.maximum(word, 0)
+        in_whole = tf.gather(whole, slot_word) & (tf.range(num_slots) != tf.gather(first, slot_word))
+        is_piece = (word >= 0) & (piece_length > 0) & ~in_whole
+
+        # Pieces in order, with byte offsets.
+        index = tf.where(is_piece, tf.cumsum(tf.cast(is_piece, tf.int32)) - 1, num_slots)[:, None]
 
         def compact(values):
-            return tf.scatter_nd(target, values, [num_slots + 1])[:num_slots]
+            return tf.scatter_nd(index, values, [num_slots + 1])[:num_slots]
 
-        string_start = tf.gather(tf.concat([row_start, [0]], 0), string)
-        begin = tf.gather(position, source) - string_start
-        last = tf.gather(source, tf.maximum(piece_end - 1, 0))
-        end = tf.gather(position + char_length, last) - string_start
-        return Pieces(num_pieces, compact(piece_id), compact(begin), compact(end), compact(word), num_words,
-                      word_row, used > num_slots)
+        last = tf.maximum(tf.range(num_slots) + piece_length - 1, 0)
+        return Pieces(tf.reduce_sum(tf.cast(is_piece, tf.int32)), compact(piece_id), compact(begin),
+                      compact(tf.gather(end, tf.minimum(last, num_slots - 1))), compact(word))
 
     def _mark_added(self, data, byte_row, start, code_point, char_length):
         """Each match of an added token becomes one character, -1 - the token's index, spanning its bytes."""
@@ -261,75 +342,14 @@ class NumericCore(tf.Module):
     def _added_ids(self) -> tf.Tensor:
         return tf.constant([i for _, i in self.added] or [0], tf.int32)
 
-    def _longest_pieces(self, normalized, word_start, kept, continues):
-        """From every slot: the length (in slots) and id of the longest piece starting there (0 and -1: none)."""
-        char = self._char_index(tf.clip_by_value(normalized, 0, ut.NUM_CODE_POINTS - 1))
-        char = tf.where(normalized < 0, 0, char)
-        num_slots = tf.shape(normalized)[0]
-        origin = tf.range(num_slots)
-        node = tf.where(word_start, tables.ROOT, self.suffix_root)
-        alive = kept
-        best_length = tf.zeros_like(origin)
-        best_id = tf.fill(tf.shape(origin), -1)
-        size = tf.size(self._slot_keys, out_type=tf.int64)
-
-        def step(depth, node, alive, best_length, best_id):
-            at = tf.minimum(origin + depth, num_slots - 1)
-            c = tf.gather(char, at)
-            key = tf.cast(node, tf.int64) * self.num_chars + tf.cast(c, tf.int64)
-            child = tf.fill(tf.shape(origin), -1)
-            for multiplier in self.multipliers:
-                where = tables.tf_bucket(key, multiplier, size)
-                hit = tf.gather(self._slot_keys, where) == key
-                child = tf.where(hit, tf.gather(self._slot_children, where), child)
-            alive &= (child >= 0) & (c > 0)
-            node = tf.maximum(child, 0)
-            token = tf.gather(self._node_token, node)
-            found = alive & (token >= 0)
-            best_length = tf.where(found, depth + 1, best_length)
-            best_id = tf.where(found, token, best_id)
-            alive &= tf.gather(continues, at)
-            return depth + 1, node, alive, best_length, best_id
-
-        _, _, _, best_length, best_id = tf.while_loop(
-            lambda depth, node, alive, *_: (depth < self.max_depth) & tf.reduce_any(alive),
-            step, [0, node, alive, best_length, best_id])
-        return best_length, best_id
-
-    def _follow_chains(self, best_length, first_slot, end_slot, num_words, single):
-        """Each word's greedy pieces: (piece starts bool [C], broken bool [C] per word).
-
-        Words that are `single` (one piece whatever they hold, bool [C] per word) are skipped.
-        """
-        num_slots = tf.shape(best_length)[0]
-        is_word = (tf.range(num_slots) < num_words) & ~single
-        cursor = tf.where(is_word, first_slot, 0)
-        marks = tf.zeros([num_slots], tf.int32)
-        broken = tf.zeros_like(is_word)
-
-        def step(cursor, active, marks, broken):
-            length = tf.gather(best_length, cursor)
-            broken |= active & (length == 0)
-            active &= length > 0
-            marks = tf.tensor_scatter_nd_max(marks, cursor[:, None], tf.cast(active, tf.int32))
-            cursor = tf.where(active, cursor + length, cursor)
-            return cursor, active & (cursor < end_slot), marks, broken
-
-        _, _, marks, broken = tf.while_loop(lambda cursor, active, *_: tf.reduce_any(active), step,
-                                            [cursor, is_word, marks, broken])
-        return marks > 0, broken
-
-    def _over_limit(self, normalized, source, char_length, word_or_spare, num_slots):
+    def _over_limit(self, normalized, safe, source_length, per_word):
         """bool [C] per word: longer than the byte or character limit."""
-        over = tf.zeros([num_slots], tf.bool)
-        if self.max_bytes_per_word is not None:
-            length = self._utf8_length(tf.clip_by_value(normalized, 0, ut.NUM_CODE_POINTS - 1))
-            length = tf.where(normalized == ut.INVALID_UTF8, tf.gather(char_length, source), length)
-            word_bytes = tf.math.unsorted_segment_sum(length, word_or_spare, num_slots + 1)[:num_slots]
-            over |= word_bytes > self.max_bytes_per_word
+        over = tf.zeros(tf.shape(normalized), tf.bool)
+        if self.max_bytes_per_word is not None:  # invalid UTF-8 counts the bytes it is, as in tensorflow_text
+            length = tf.where(normalized == ut.INVALID_UTF8, source_length, self._utf8_length(safe))
+            over |= per_word(tf.math.unsorted_segment_sum, length) > self.max_bytes_per_word
         if self.max_chars_per_word is not None:
-            word_chars = tf.math.unsorted_segment_sum(tf.ones_like(normalized), word_or_spare, num_slots + 1)[:num_slots]
-            over |= word_chars > self.max_chars_per_word
+            over |= per_word(tf.math.unsorted_segment_sum, tf.ones_like(normalized)) > self.max_chars_per_word
         return over
 
 
@@ -349,11 +369,11 @@ def _expand(count: tf.Tensor, slot_end: tf.Tensor, num_slots) -> tuple[tf.Tensor
     return source, within
 
 
-def _to_ragged(pieces: Pieces, n: tf.Tensor) -> tuple:
+def _to_ragged(pieces: Pieces, words: Words, n: tf.Tensor) -> tuple:
     """Pieces of a padded batch -> (ids, begin, end) int64 [n, (words), (pieces)]."""
-    num_words, num_pieces = pieces.num_words, pieces.num_pieces
+    num_words, num_pieces = words.num_words, pieces.num_pieces
     piece_splits = rows_to_splits(tf.cast(pieces.word[:num_pieces], tf.int64), num_words)
-    word_splits = rows_to_splits(tf.cast(pieces.word_row[:num_words], tf.int64), n)
+    word_splits = rows_to_splits(tf.cast(words.row[:num_words], tf.int64), n)
 
     def ragged(values):
         per_word = tf.RaggedTensor.from_row_splits(tf.cast(values[:num_pieces], tf.int64), piece_splits, validate=False)

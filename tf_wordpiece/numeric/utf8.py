@@ -33,13 +33,13 @@ class Characters(NamedTuple):
 
 
 def ahead(values: tf.Tensor, k: int, fill) -> tf.Tensor:
-    """values[i + k], `fill` past the end (int or bool [B])."""
-    return tf.concat([values[k:], tf.fill([k], tf.constant(fill, values.dtype))], 0)
+    """values[i + k], `fill` past the end (int or bool [B], any B >= 0)."""
+    return tf.concat([values, tf.fill([k], tf.constant(fill, values.dtype))], 0)[k:]
 
 
 def behind(values: tf.Tensor, k: int, fill) -> tf.Tensor:
     """values[i - k], `fill` before the start."""
-    return tf.concat([tf.fill([k], tf.constant(fill, values.dtype)), values[:-k]], 0)
+    return tf.concat([tf.fill([k], tf.constant(fill, values.dtype)), values], 0)[: tf.shape(values)[0]]
 
 
 def decode(data: tf.Tensor, byte_row: tf.Tensor, size: tf.Tensor) -> Characters:
