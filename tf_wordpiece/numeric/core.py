@@ -155,8 +155,13 @@ class NumericCore(tf.Module):
             self._norm_width = width
             self._class = ut.CodePointLookup(pre_tokenizer.dense_classes)
             self._char_index = ut.CodePointLookup(trie.char_index)
-            self._slot_keys = tf.constant(cuckoo.keys)
-            self._slot_children = tf.constant(cuckoo.values)
+            # Key and child in one int64 a slot: one gather a probe.
+            self._child_bits = max(1, int(len(trie.node_token)).bit_length())
+            if int(cuckoo.keys.max(initial=0)).bit_length() + self._child_bits > 62:
+                raise ValueError(f"vocab: {len(tokens)} tokens make a trie too large for the numeric core; "
+                                 "use core='string'")
+            packed = np.where(cuckoo.keys >= 0, (cuckoo.keys << self._child_bits) | cuckoo.values, -1)
+            self._slots = tf.constant(packed.astype(np.int64))
             self._node_token = tf.constant(trie.node_token)
             self._utf8_length = ut.CodePointLookup(_utf8_lengths())
         self._stages: dict[str, tf.types.experimental.GenericFunction] = {}
@@ -271,7 +276,8 @@ class NumericCore(tf.Module):
         valid = lanes < num_words
         active = valid & ~single
         first = tf.where(valid, first, 0)
-        size = tf.size(self._slot_keys, out_type=tf.int64)
+        size = tf.size(self._slots, out_type=tf.int64)
+        child_mask = (1 << self._child_bits) - 1
         spare = num_slots  # scatters of inactive lanes land here, cut off below
         zeros = tf.zeros([num_slots + 1], tf.int32)
 
@@ -281,7 +287,9 @@ class NumericCore(tf.Module):
             child = tf.fill(tf.shape(node), -1)
             for multiplier in self.multipliers:
                 bucket = tables.tf_bucket(key, multiplier, size)
-                child = tf.where(tf.gather(self._slot_keys, bucket) == key, tf.gather(self._slot_children, bucket), child)
+                entry = tf.gather(self._slots, bucket)
+                hit = tf.bitwise.right_shift(entry, self._child_bits) == key
+                child = tf.where(hit, tf.cast(tf.bitwise.bitwise_and(entry, child_mask), tf.int32), child)
             advance = active & (child >= 0) & (at < end_slot)
             node = tf.where(advance, child, node)
             at = at + tf.cast(advance, tf.int32)
