@@ -103,3 +103,15 @@ def test_tfds_source(tmp_path, library_temp_files):
         pairs = converter.tfds_pairs("ted_hrlr_translate/pt_to_en")
     assert out.read_text(encoding="utf-8").splitlines() == expected
     assert len(pairs) == 200 and all(isinstance(pt, str) and isinstance(en, str) for pt, en in pairs)
+
+
+def test_tfds_pairs_not_utf8_is_an_error_naming_the_example(monkeypatch):
+    """A TFDS example that is not UTF-8 is a ValueError naming --tfds, the example and the byte, not a traceback."""
+    import tensorflow_datasets as tfds
+
+    from tf_wordpiece.export import converter
+
+    monkeypatch.setattr(tfds, "load", lambda *args, **kwargs: None)
+    monkeypatch.setattr(tfds, "as_numpy", lambda dataset: [(b"ok", b"fine"), (b"caf\xe9", b"coffee")])
+    with pytest.raises(ValueError, match=r"--tfds: ted_hrlr_translate/pt_to_en:train example 1 is not UTF-8 .*0xe9"):
+        converter.tfds_pairs("ted_hrlr_translate/pt_to_en")

@@ -78,7 +78,14 @@ def tfds_pairs(name: str = "ted_hrlr_translate/pt_to_en", split: str = "train") 
         dataset = tfds.load(name, split=split, as_supervised=True, download=False)
     except Exception as e:  # tfds raises several types for "not prepared"
         raise ValueError(f"--tfds: {tfds_load_error(name, split, e)}") from None
-    return [(pt.decode("utf-8"), en.decode("utf-8")) for pt, en in tfds.as_numpy(dataset)]
+    pairs = []
+    for index, (pt, en) in enumerate(tfds.as_numpy(dataset)):
+        try:
+            pairs.append((pt.decode("utf-8"), en.decode("utf-8")))
+        except UnicodeDecodeError as e:
+            raise ValueError(f"--tfds: {name}:{split} example {index} is not UTF-8 text (byte {e.object[e.start]:#04x} "
+                             f"at byte offset {e.start}); fix or drop that example") from None
+    return pairs
 
 
 def learn_vocab(sentences: list[str], *, vocab_size: int, lower_case: bool = True) -> list[str]:
