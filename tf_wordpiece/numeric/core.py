@@ -1,22 +1,25 @@
 """BERT tokenization of UTF-8 bytes in integer ops over fixed-size tensors (XLA-compilable).
 
-The pipeline, on a flat byte array [B] holding a batch of strings end to end:
+The pipeline, on a flat byte array [B] holding a batch of strings end to end,
+in two stages, each a function of its own (compiled by XLA with `jit_compile`):
 
+`words` (size B):
 1. decode UTF-8 (`utf8.decode`); raw-text added tokens (`[CLS]`, ...) are
    matched byte for byte and become one character each;
 2. normalize: each character becomes 0..K code points (a table row per code
    point); a running sum of the counts places them in C = B * expansion slots;
-3. classes (word, white space, isolated) and word boundaries, from a table;
-4. WordPiece: from every slot, a walk down the vocabulary trie (one step per
-   character for all slots at once, in a loop that stops when no walk is
-   alive) gives the longest piece starting there; each word then follows its
-   chain of longest pieces from its first character (a loop of one step per
-   piece); a word where the chain breaks, or over the length limit, is
-   `unknown_token`;
-5. pieces are compacted in order, with their word, string and byte offsets.
+3. classes (word, white space, isolated) and word boundaries, from a table.
 
-Sizes are static (B, C, the number of strings R), so XLA compiles once per
-bucket of sizes; `NumericCore` pads each batch to the next power of two.
+`pieces` (one lane a word, W lanes):
+4. WordPiece: each lane walks down the vocabulary trie from its piece's first
+   slot, one character a loop step, remembering the last token it passed;
+   where the walk stops, that token is a piece and the next walk starts after
+   it. A word where a walk passes no token, or over the length limit, is
+   `unknown_token`;
+5. pieces are compacted in order, with their word and byte offsets.
+
+Sizes are static (B, C, W and the number of strings R), so XLA compiles once
+per bucket of sizes; `NumericCore` pads each to the next power of two.
 """
 
 from __future__ import annotations
