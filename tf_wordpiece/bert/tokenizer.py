@@ -95,13 +95,15 @@ class BertTokenizer(tf.Module):
         `"original"` it ends at the word's end. Defaults to `"original"`.
       algorithm: the WordPiece matcher, `"linmaxmatch"` or `"maxmatch"` (same
         ids; see `WordpieceTokenizer`). Defaults to `"maxmatch"`.
-      core: how `tokenize` runs: `"string"` (string ops: every option, and no
-        compilation), `"numeric"` (`tf_wordpiece.numeric`: the strings become
-        bytes once, then integer ops only) or `"xla"` (the numeric core
-        compiled by XLA, once per bucket of batch sizes; the fastest at every
-        batch size once compiled). The numeric core gives the same ids and
-        offsets; it takes the default options of both compat modes (an option
-        it does not take is a ValueError naming it). Defaults to `"string"`.
+      core: how `tokenize` and `tokenize_with_offsets` run: `"string"`
+        (string ops: every option, no compilation), `"numeric"`
+        (`tf_wordpiece.numeric`: the strings become bytes once, then integer
+        ops only) or `"xla"` (the numeric core compiled by XLA, once per
+        bucket of batch sizes; faster than `"string"` from batches of about 64
+        strings, slower on single strings, see docs/benchmarks.md). The numeric
+        core gives the same ids and offsets; it takes the default options of
+        both compat modes (an option it does not take is a ValueError naming
+        it). `encode` runs on string ops either way. Defaults to `"string"`.
       parallel_shards: inside a graph, the batch is cut into this many slices
         tokenized by independent subgraphs that TensorFlow runs in parallel
         (results are identical). More than 1 lowers the wall time of large
