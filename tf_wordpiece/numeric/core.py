@@ -40,6 +40,9 @@ from tf_wordpiece.shapes import rows_to_splits
 
 WORD, WHITESPACE, ISOLATED = pre_tokenizers.WORD, pre_tokenizers.WHITESPACE, pre_tokenizers.ISOLATED
 _MIN_BYTES = 64  # the smallest byte bucket
+# The most UTF-8 bytes one call takes: its tensors are ~30 int32 arrays of the byte bucket's size (the next power
+# of two, times `max_expansion` for text that expands), so 4 MiB needs about 1 GB; more is an error, not a swap storm.
+MAX_BATCH_BYTES = 1 << 22
 _MIN_ROWS = 8  # the smallest bucket of strings
 
 
@@ -175,6 +178,11 @@ class NumericCore(tf.Module):
         n = tf.size(strings)
         lengths = tf.strings.length(strings)
         total = tf.reduce_sum(lengths)
+        too_large = tf.debugging.assert_less_equal(
+            total, MAX_BATCH_BYTES, message=f"strings: the numeric core takes at most {MAX_BATCH_BYTES} bytes of "
+            "UTF-8 a call; split the batch, or use core='string' for larger inputs")
+        with tf.control_dependencies([too_large]):
+            total = tf.identity(total)
         data = tf.io.decode_raw(tf.strings.reduce_join(strings), tf.uint8)
         data = tf.reshape(data, [-1])[:total]  # an empty join decodes to no bytes
         num_bytes = _bucket(total + 1, _MIN_BYTES)  # one padding byte at least: its row holds no word
