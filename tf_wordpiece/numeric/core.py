@@ -143,7 +143,6 @@ class NumericCore(tf.Module):
         cuckoo = tables.build_cuckoo(trie.edge_keys, trie.edge_children)
         self.num_chars = trie.num_chars
         self.suffix_root = trie.suffix_root
-        self.max_depth = trie.max_depth
         self.multipliers = cuckoo.multipliers
         outputs = normalizer.row_outputs  # row 0 keeps the code point
         width = max(1, max(len(out) for out in outputs))

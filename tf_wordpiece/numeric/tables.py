@@ -30,7 +30,6 @@ class Trie(NamedTuple):
     edge_keys, edge_children: int64 / int32 [edges].
     node_token: int32 [nodes], the id of the token that ends at each node, -1 if none.
     suffix_root: the node of the suffix indicator (the root when it is empty).
-    max_depth: the longest token, in characters.
     """
 
     char_index: np.ndarray
@@ -39,7 +38,6 @@ class Trie(NamedTuple):
     edge_children: np.ndarray
     node_token: np.ndarray
     suffix_root: int
-    max_depth: int
 
 
 ROOT = 0
@@ -78,7 +76,6 @@ def build_trie(tokens: Sequence[str], suffix_indicator: str, num_code_points: in
         edge_children=np.array(list(children.values()), np.int32),
         node_token=np.array(node_token, np.int32),
         suffix_root=suffix_root,
-        max_depth=max((len(t) for t in tokens), default=0),
     )
 
 
@@ -117,14 +114,10 @@ def build_cuckoo(keys: np.ndarray, values: np.ndarray) -> CuckooTable:
 
 
 def _try_insert(keys: np.ndarray, values: np.ndarray, size: int, multipliers: tuple[int, int]):
-    slot_keys = np.full(size, -1, np.int64)
-    slot_values = np.zeros(size, np.int32)
+    """The table, or None when some key found no place within _MAX_KICKS evictions."""
     first, second = (bucket(keys, m, size).tolist() for m in multipliers)
-    choices = {}
-    for i, key in enumerate(keys.tolist()):
-        choices[key] = (first[i], second[i])
-    table_keys = slot_keys.tolist()
-    table_values = slot_values.tolist()
+    choices = {key: (a, b) for key, a, b in zip(keys.tolist(), first, second)}
+    table_keys, table_values = [-1] * size, [0] * size
     for key, value in zip(keys.tolist(), values.tolist()):
         slot = choices[key][0]
         for _ in range(_MAX_KICKS):
