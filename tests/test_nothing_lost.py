@@ -130,8 +130,8 @@ def test_ctrl_c_ends_learn_at_once_at_any_point(learn_corpus, tmp_path, after):
     """Ctrl-C while the words are counted (a tf.data pipeline, which could hang at exit) or while learning."""
     args = ["learn", "--input", str(learn_corpus), "--out", "vocab.txt", "--vocab-size", "900", "--lower-case"]
     run = run_and_interrupt(args, tmp_path, signal.SIGINT, after=after, ready="counting")
-    if (tmp_path / "vocab.txt").exists():  # finished first (the signal may land while Python exits: -SIGINT)
-        assert run.code in (0, -signal.SIGINT) and len(read_vocab_file(tmp_path / "vocab.txt")) > 500
+    if (tmp_path / "vocab.txt").exists():  # finished first; a signal landing while Python exits is ignored
+        assert run.code == 0 and len(read_vocab_file(tmp_path / "vocab.txt")) > 500
         return
     assert_ended_cleanly_by_ctrl_c(run)
     assert "interrupted; nothing written" in run.stderr
@@ -163,11 +163,11 @@ def test_interrupted_export_leaves_the_old_model_or_none(pairs_file, tmp_path, h
     run = run_and_interrupt(args, tmp_path, how, after=seeded(how, existing).uniform(0.0, 20.0), ready="learning vocabularies: 100%")
     code = run.code
     assert not (tmp_path / "converter.zip").exists() or code == 0
-    if how == signal.SIGINT and run.seconds_after_signal is not None:
-        assert_ended_cleanly_by_ctrl_c(run)
-    if code == 0:  # finished before the signal: the complete new model
+    if code == 0:  # finished before the signal (or it landed while Python was exiting): the complete new model
         assert tf.saved_model.load(str(out)).en.tokenize(tf.constant(["Hello"])).shape[0] == 1
         return
+    if how == signal.SIGINT and run.seconds_after_signal is not None:
+        assert_ended_cleanly_by_ctrl_c(run)
     if existing:
         assert tree(out) == before
         assert int(tf.saved_model.load(str(out)).answer()) == 42

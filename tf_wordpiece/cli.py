@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import signal
 import sys
 
 from tf_wordpiece import __version__
@@ -256,5 +257,17 @@ def _tokenize(args, kept: list[str]) -> int:
     return 0
 
 
+def run() -> None:
+    """The `tf-wordpiece` script: `main`, then exit with its code.
+
+    Once the command is done, Ctrl-C is ignored: TensorFlow's interpreter
+    shutdown takes a while and has nothing left to stop, and a finished
+    command must not end as a death by SIGINT.
+    """
+    code = main()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
