@@ -84,6 +84,6 @@ class CodePointLookup:
 
     def __call__(self, code_points: tf.Tensor) -> tf.Tensor:
         """int32 code points of any shape (each in [0, 0x10FFFF]) -> int32 values."""
-        page = tf.gather(self._page_index, tf.bitwise.right_shift(code_points, _PAGE_BITS))
-        within = tf.bitwise.bitwise_and(code_points, _PAGE_SIZE - 1)
-        return tf.gather(self._pages, page * _PAGE_SIZE + within)
+        page_number = code_points // _PAGE_SIZE  # not a bit shift: TFLite's builtins and TF.js lack it
+        within = code_points - page_number * _PAGE_SIZE
+        return tf.gather(self._pages, tf.gather(self._page_index, page_number) * _PAGE_SIZE + within)

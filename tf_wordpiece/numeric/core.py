@@ -140,10 +140,8 @@ class NumericCore(tf.Module):
         check_no_overlaps([b for b, _ in added_tokens])
         self.added = list(added_tokens)
         trie = tables.build_trie(tokens, suffix_indicator, ut.NUM_CODE_POINTS)
-        cuckoo = tables.build_cuckoo(trie.edge_keys, trie.edge_children)
-        self.num_chars = trie.num_chars
-        self.suffix_root = trie.suffix_root
-        self.multipliers = cuckoo.multipliers
+        double_array = tables.build_double_array(trie)
+        self.suffix_root = double_array.suffix_root
         outputs = normalizer.row_outputs  # row 0 keeps the code point
         width = max(1, max(len(out) for out in outputs))
         values = np.zeros((len(outputs), width), np.int32)
@@ -160,33 +158,64 @@ class NumericCore(tf.Module):
             self._norm_width = width
             self._class = ut.CodePointLookup(pre_tokenizer.dense_classes)
             self._char_index = ut.CodePointLookup(trie.char_index)
-            # Key and child in one int64 a slot: one gather a probe.
-            self._child_bits = max(1, int(len(trie.node_token)).bit_length())
-            if int(cuckoo.keys.max(initial=0)).bit_length() + self._child_bits > 62:
-                raise ValueError(f"vocab: {len(tokens)} tokens make a trie too large for the numeric core; "
-                                 "use core='string'")
-            packed = np.where(cuckoo.keys >= 0, (cuckoo.keys << self._child_bits) | cuckoo.values, -1)
-            self._slots = tf.constant(packed.astype(np.int64))
-            self._node_token = tf.constant(trie.node_token)
+            self._base = tf.constant(double_array.base)
+            self._check = tf.constant(double_array.check)
+            self._node_token = tf.constant(double_array.token)
             self._utf8_length = ut.CodePointLookup(_utf8_lengths())
         self._stages: dict[str, tf.types.experimental.GenericFunction] = {}
 
     def tokenize_with_offsets(self, strings: tf.Tensor) -> tuple[tf.RaggedTensor, tf.RaggedTensor, tf.RaggedTensor]:
         """string [n] -> (ids, begin, end), int64 [n, (words), (pieces)]; byte offsets."""
         strings = tf.reshape(strings, [-1])
-        n = tf.size(strings)
         lengths = tf.strings.length(strings)
         total = tf.reduce_sum(lengths)
         too_large = tf.debugging.assert_less_equal(
             total, MAX_BATCH_BYTES, message=f"strings: the numeric core takes at most {MAX_BATCH_BYTES} bytes of "
             "UTF-8 a call; split the batch, or use core='string' for larger inputs")
         with tf.control_dependencies([too_large]):
-            total = tf.identity(total)
-        data = tf.io.decode_raw(tf.strings.reduce_join(strings), tf.uint8)
-        data = tf.reshape(data, [-1])[:total]  # an empty join decodes to no bytes
+            data = tf.io.decode_raw(tf.strings.reduce_join(strings), tf.uint8)
+        words, pieces = self._tokenize_padded(tf.reshape(data, [-1]), lengths)  # an empty join decodes to no bytes
+        return _to_ragged(pieces, words, tf.size(strings))
+
+    def tokenize_bytes(self, data: tf.Tensor, row_lengths: tf.Tensor) -> dict[str, tf.Tensor]:
+        """UTF-8 bytes in, ids and byte offsets out, in integer ops only (TFLite builtins, TF.js, XLA on GPUs).
+
+        Args:
+          data: uint8 or int32 [B], the strings' bytes end to end (JavaScript:
+            `new TextEncoder().encode(text)` per string, concatenated).
+          row_lengths: int32 [n], each string's length in bytes; they must sum
+            to B (bytes past the sum are ignored, missing bytes read as NUL).
+
+        Returns:
+          {"token_ids", "starts", "ends": int32 [pieces], the pieces of all
+          strings in order with their byte offsets in their own string
+          (`ends` exclusive); "row_lengths": int32 [n], pieces per string}.
+          `tokenize_with_offsets` gives the same pieces, grouped in words.
+
+        >>> from tf_wordpiece.bert import normalizers
+        >>> core = NumericCore(normalizer=normalizers.hf_normalizer(clean_text=True, strip_accents=True, lowercase=True),
+        ...                    pre_tokenizer=pre_tokenizers.hf_pre_tokenizer(), tokens=["[UNK]", "un", "##aff", "!"],
+        ...                    suffix_indicator="##", unknown_id=0, max_bytes_per_word=None, max_chars_per_word=100,
+        ...                    invalid_utf8="replace")
+        >>> out = core.tokenize_bytes(tf.constant(list(b"Unaff!x"), tf.uint8), tf.constant([6, 1]))
+        >>> {k: v.numpy().tolist() for k, v in sorted(out.items())}  # doctest: +NORMALIZE_WHITESPACE
+        {'ends': [2, 5, 6, 1], 'row_lengths': [3, 1], 'starts': [0, 2, 5, 0], 'token_ids': [1, 2, 3, 0]}
+        """
+        row_lengths = tf.reshape(tf.cast(row_lengths, tf.int32), [-1])
+        words, pieces = self._tokenize_padded(tf.reshape(data, [-1]), row_lengths)
+        count = pieces.num_pieces
+        piece_row = tf.gather(words.row, pieces.word[:count])
+        return {"token_ids": pieces.ids[:count], "starts": pieces.begin[:count], "ends": pieces.end[:count],
+                "row_lengths": _add_at(piece_row, tf.ones_like(piece_row), tf.size(row_lengths))}
+
+    def _tokenize_padded(self, data: tf.Tensor, lengths: tf.Tensor) -> tuple[Words, Pieces]:
+        """Both stages on bytes [B] and lengths int32 [n], padded to their buckets."""
+        total = tf.reduce_sum(lengths)
+        n = tf.size(lengths)
         num_bytes = _bucket(total + 1, _MIN_BYTES)  # one padding byte at least: its row holds no word
         num_rows = _bucket(n + 1, _MIN_ROWS)
-        data = tf.pad(tf.cast(data, tf.int32), [[0, num_bytes - total]])
+        data = tf.cast(data[:total], tf.int32)
+        data = tf.pad(data, [[0, num_bytes - tf.size(data)]])
         lengths = tf.pad(lengths, [[0, num_rows - n]])
 
         words = self._stage("words", 1)(data, lengths)
@@ -196,7 +225,7 @@ class NumericCore(tf.Module):
         num_lanes = tf.minimum(_bucket(words.num_words + 1, _MIN_ROWS), tf.size(words.char))
         per_word = [t[:num_lanes] for t in (words.first, words.end_slot, words.single, words.single_id)]
         pieces = self._stage("pieces", 1)(words.char, words.word, words.begin, words.end, *per_word, words.num_words)
-        return _to_ragged(pieces, words, n)
+        return words, pieces
 
     def _stage(self, name: str, expansion: int):
         """`words` or `pieces` as a tf.function (compiled by XLA with jit_compile), made once per expansion."""
@@ -216,7 +245,7 @@ class NumericCore(tf.Module):
         num_bytes = tf.shape(data)[0]
         row_start = tf.cumsum(lengths, exclusive=True)
         size = tf.reduce_sum(lengths)
-        starts_here = tf.math.unsorted_segment_sum(tf.ones_like(lengths), row_start, num_bytes + 1)[:num_bytes]
+        starts_here = _add_at(row_start, tf.ones_like(lengths), num_bytes)  # empty strings share a start
         position = tf.range(num_bytes)
         byte_row = tf.where(position < size, tf.cumsum(starts_here) - 1, tf.shape(lengths)[0])
 
@@ -249,13 +278,15 @@ class NumericCore(tf.Module):
         word_start = kept & ((char_class == ISOLATED) | (char_class != behind(char_class, 1, -1))
                              | (string != behind(string, 1, -1)))
         word = tf.where(kept, tf.cumsum(tf.cast(word_start, tf.int32)) - 1, -1)
-        word_or_spare = tf.where(kept, word, num_slots)  # slots outside words go to a spare segment
+        word_end = kept & (ahead(word, 1, -1) != word)
 
-        def per_word(segment_op, values):
-            return segment_op(values, word_or_spare, num_slots + 1)[:num_slots]
+        def per_word(values, at=kept):
+            """[C] per word: the sum of `values` over the word's slots where `at` holds."""
+            return _add_at(tf.where(at, word, num_slots), values, num_slots)
 
-        first = per_word(tf.math.unsorted_segment_min, slot)
-        forced = per_word(tf.math.unsorted_segment_max, tf.where(normalized < 0, -1 - normalized, -1))
+        first = per_word(slot, at=word_start)
+        # An added token is a word of one slot (class ISOLATED): its index, or -1.
+        forced = per_word(tf.where(normalized < 0, -normalized, 0), at=word_start) - 1
         string_start = tf.gather(tf.concat([row_start, [0]], 0), string)
         source_position = tf.gather(position, source)
         return Words(
@@ -264,7 +295,7 @@ class NumericCore(tf.Module):
             begin=source_position - string_start,
             end=source_position + tf.gather(char_length, source) - string_start,
             first=first,
-            end_slot=per_word(tf.math.unsorted_segment_max, slot + 1),
+            end_slot=per_word(slot + 1, at=word_end),
             single=(forced >= 0) | self._over_limit(normalized, safe, tf.gather(char_length, source), per_word),
             single_id=tf.where(forced >= 0, tf.gather(self._added_ids(), tf.maximum(forced, 0)), self.unknown_id),
             row=tf.gather(string, tf.minimum(first, num_slots - 1)),
@@ -286,21 +317,13 @@ class NumericCore(tf.Module):
         valid = lanes < num_words
         active = valid & ~single
         first = tf.where(valid, first, 0)
-        size = tf.size(self._slots, out_type=tf.int64)
-        child_mask = (1 << self._child_bits) - 1
         spare = num_slots  # scatters of inactive lanes land here, cut off below
         zeros = tf.zeros([num_slots + 1], tf.int32)
 
         def step(active, cursor, at, node, best_length, best_id, broken, piece_length, piece_id):
             c = tf.gather(char, tf.minimum(at, num_slots - 1))
-            key = tf.cast(node, tf.int64) * self.num_chars + tf.cast(c, tf.int64)
-            child = tf.fill(tf.shape(node), -1)
-            for multiplier in self.multipliers:
-                bucket = tables.tf_bucket(key, multiplier, size)
-                entry = tf.gather(self._slots, bucket)
-                hit = tf.bitwise.right_shift(entry, self._child_bits) == key
-                child = tf.where(hit, tf.cast(tf.bitwise.bitwise_and(entry, child_mask), tf.int32), child)
-            advance = active & (child >= 0) & (at < end_slot)
+            child = tf.gather(self._base, node) + c  # the double array keeps it in range
+            advance = active & (tf.gather(self._check, child) == node) & (at < end_slot)
             node = tf.where(advance, child, node)
             at = at + tf.cast(advance, tf.int32)
             token = tf.gather(self._node_token, node)
@@ -365,9 +388,9 @@ class NumericCore(tf.Module):
         over = tf.zeros(tf.shape(normalized), tf.bool)
         if self.max_bytes_per_word is not None:  # invalid UTF-8 counts the bytes it is, as in tensorflow_text
             length = tf.where(normalized == ut.INVALID_UTF8, source_length, self._utf8_length(safe))
-            over |= per_word(tf.math.unsorted_segment_sum, length) > self.max_bytes_per_word
+            over |= per_word(length) > self.max_bytes_per_word
         if self.max_chars_per_word is not None:
-            over |= per_word(tf.math.unsorted_segment_sum, tf.ones_like(normalized)) > self.max_chars_per_word
+            over |= per_word(tf.ones_like(normalized)) > self.max_chars_per_word
         return over
 
 
@@ -381,7 +404,7 @@ def _expand(count: tf.Tensor, slot_end: tf.Tensor, num_slots) -> tuple[tf.Tensor
     order = tf.cumsum(tf.cast(owns, tf.int32)) - 1
     owners = tf.scatter_nd(tf.where(owns, order, num_bytes)[:, None], tf.range(num_bytes), [num_bytes + 1])
     first = tf.where(owns, slot_end - count, num_slots)
-    starts = tf.math.unsorted_segment_sum(tf.cast(owns, tf.int32), first, num_slots + 1)[:num_slots]
+    starts = _add_at(first, tf.cast(owns, tf.int32), num_slots)
     source = tf.gather(owners, tf.maximum(tf.cumsum(starts) - 1, 0))
     within = tf.range(num_slots) - tf.gather(slot_end - count, source)
     return source, within
@@ -400,12 +423,19 @@ def _to_ragged(pieces: Pieces, words: Words, n: tf.Tensor) -> tuple:
     return ragged(pieces.ids), ragged(pieces.begin), ragged(pieces.end)
 
 
+def _add_at(index: tf.Tensor, values: tf.Tensor, size) -> tf.Tensor:
+    """int32 [size]: the sum of `values` at each index in [0, size); indexes of `size` are dropped.
+
+    A segment sum as `scatter_nd` (which adds duplicates), because TFLite's
+    builtins and TF.js have it and not the unsorted segment ops.
+    """
+    return tf.scatter_nd(index[:, None], values, [size + 1])[:size]
+
+
 def _bucket(value: tf.Tensor, smallest: int) -> tf.Tensor:
     """The next power of two >= value (int32 scalar), at least `smallest`."""
-    v = tf.maximum(tf.cast(value, tf.int32), smallest) - 1
-    for shift in (1, 2, 4, 8, 16):  # every bit below the highest set, then one more
-        v = tf.bitwise.bitwise_or(v, tf.bitwise.right_shift(v, shift))
-    return v + 1
+    powers = tf.constant([1 << k for k in range(31)])
+    return tf.reduce_min(tf.where(powers >= tf.maximum(tf.cast(value, tf.int32), smallest), powers, 1 << 30))
 
 
 def _utf8_lengths() -> np.ndarray:

@@ -1,9 +1,8 @@
-"""The vocabulary as integer tensors: a trie whose edges live in a cuckoo hash table.
+"""The vocabulary as integer tensors: a trie stored as a double array.
 
-Built once in NumPy at construction. A lookup of the edge (node, character)
-is two gathers from the table and a comparison, whatever the vocabulary:
-every key sits in one of its two buckets, which is what cuckoo hashing
-guarantees (it moves keys around while inserting until that holds).
+Built once in Python at construction. A lookup of the edge (node, character)
+is `base[node] + character` and one comparison with `check` there, whatever
+the vocabulary: int32 gathers and adds, which every runtime has.
 """
 
 from __future__ import annotations
@@ -11,12 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple, Sequence
 
 import numpy as np
-import tensorflow as tf
 
-# Multipliers of the two hash functions (odd, below 2**31, so key * multiplier stays below 2**62).
-_MULTIPLIERS = ((0x5BD1E995, 0x2545F491), (0x68E31DA5, 0x1B873593), (0x7FEB352D, 0x3C6EF372 | 1))
-_SHIFT = 16
-_MAX_KICKS = 500
 
 
 class Trie(NamedTuple):
@@ -79,56 +73,70 @@ def build_trie(tokens: Sequence[str], suffix_indicator: str, num_code_points: in
     )
 
 
-class CuckooTable(NamedTuple):
-    """keys int64 [size] (-1 where empty), values int32 [size]; a key is in slot
-    `bucket(key, multipliers[0])` or `bucket(key, multipliers[1])`."""
+class DoubleArray(NamedTuple):
+    """The trie as a double array: the edge (node, char) leads to `base[node] + char`
+    if `check` there is `node`. Nodes are numbered by their slot; the root is slot 0.
 
-    keys: np.ndarray
-    values: np.ndarray
-    multipliers: tuple[int, int]
+    base, check, token: int32 [size]. token: the id of the token that ends at
+    each slot's node, -1 if none; check is -1 in free slots. Every slot that
+    `base[node] + char` can reach (char < num_chars) lies inside the arrays.
+    suffix_root: the slot of the suffix indicator's node.
+    """
 
-
-def bucket(keys: np.ndarray, multiplier: int, size: int) -> np.ndarray:
-    """The bucket of each key: the middle bits of key * multiplier (int64, wrapping as TensorFlow's does)."""
-    with np.errstate(over="ignore"):
-        return ((keys * np.int64(multiplier)) >> _SHIFT) & (size - 1)
-
-
-def tf_bucket(keys, multiplier: int, size):
-    """`bucket` in TensorFlow ops (`size` an int64 tensor)."""
-    return tf.bitwise.bitwise_and(tf.bitwise.right_shift(keys * multiplier, _SHIFT), size - 1)
+    base: np.ndarray
+    check: np.ndarray
+    token: np.ndarray
+    suffix_root: int
 
 
-def build_cuckoo(keys: np.ndarray, values: np.ndarray) -> CuckooTable:
-    """A cuckoo hash table holding `keys` (distinct, in [0, 2**31)) -> `values`."""
-    size = 1 << max(4, int(2.5 * max(len(keys), 1) - 1).bit_length())
-    for multipliers in _MULTIPLIERS:
-        table = _try_insert(keys, values, size, multipliers)
-        if table is not None:
-            return table
-    size *= 2  # unlucky with every pair of hash functions: a sparser table always works in practice
-    table = _try_insert(keys, values, size, _MULTIPLIERS[0])
-    if table is None:
-        raise RuntimeError(f"could not build a cuckoo table for {len(keys)} trie edges; please report this")
-    return table
+def build_double_array(trie: Trie) -> DoubleArray:
+    """Places every node's children at `base + char` in free slots, breadth first, first fit.
+
+    A lookup is then two gathers and an add, in int32 and without hashing,
+    so it runs wherever integer gathers do (TFLite builtins, TF.js, XLA).
+    """
+    children: list[list[tuple[int, int]]] = [[] for _ in trie.node_token]
+    for key, child in zip(trie.edge_keys.tolist(), trie.edge_children.tolist()):
+        node, char = divmod(key, trie.num_chars)
+        children[node].append((char, child))
+    slot_of = [0] * len(trie.node_token)
+    used = bytearray(len(trie.node_token) + trie.num_chars + 1)
+    used[0] = 1  # the root
+    bases: dict[int, int] = {}
+    first_free = 1
+    queue = [ROOT]
+    for node in queue:  # the queue grows while it is read: breadth first
+        kids = sorted(children[node])
+        if not kids:
+            continue
+        while used[first_free]:
+            first_free += 1
+        base = _first_fit([char for char, _ in kids], used, first_free)
+        bases[slot_of[node]] = base
+        for char, child in kids:
+            slot_of[child] = base + char
+            used[base + char] = 1
+            queue.append(child)
+    size = max(slot_of) + trie.num_chars + 1  # base + any char stays inside
+    base_array = np.zeros(size, np.int32)
+    check = np.full(size, -1, np.int32)
+    token = np.full(size, -1, np.int32)
+    for slot, base in bases.items():
+        base_array[slot] = base
+    for node, kids in enumerate(children):
+        for _, child in kids:
+            check[slot_of[child]] = slot_of[node]
+    token[slot_of] = trie.node_token
+    return DoubleArray(base_array, check, token, slot_of[trie.suffix_root])
 
 
-def _try_insert(keys: np.ndarray, values: np.ndarray, size: int, multipliers: tuple[int, int]):
-    """The table, or None when some key found no place within _MAX_KICKS evictions."""
-    first, second = (bucket(keys, m, size).tolist() for m in multipliers)
-    choices = {key: (a, b) for key, a, b in zip(keys.tolist(), first, second)}
-    table_keys, table_values = [-1] * size, [0] * size
-    for key, value in zip(keys.tolist(), values.tolist()):
-        slot = choices[key][0]
-        for _ in range(_MAX_KICKS):
-            if table_keys[slot] < 0:
-                table_keys[slot], table_values[slot] = key, value
-                break
-            # Evict the occupant to its other bucket.
-            table_keys[slot], key = key, table_keys[slot]
-            table_values[slot], value = value, table_values[slot]
-            a, b = choices[key]
-            slot = b if slot == a else a
-        else:
-            return None
-    return CuckooTable(np.array(table_keys, np.int64), np.array(table_values, np.int32), multipliers)
+def _first_fit(chars: list[int], used: bytearray, first_free: int) -> int:
+    """The smallest base >= 0 that puts chars[0] at or past `first_free` and every char in a free slot."""
+    position = max(first_free, chars[0])
+    while True:
+        base = position - chars[0]
+        if base + chars[-1] >= len(used):
+            used.extend(bytes(base + chars[-1] + 1 - len(used)))
+        if not any(used[base + char] for char in chars):
+            return base
+        position += 1

@@ -57,7 +57,7 @@ def decode(data: tf.Tensor, byte_row: tf.Tensor, size: tf.Tensor) -> Characters:
     """
     following = [ahead(data, k, 0) for k in (1, 2, 3)]
     same_row = [ahead(byte_row, k, -1) == byte_row for k in (1, 2, 3)]
-    is_continuation = [((b & 0xC0) == 0x80) & same for b, same in zip(following, same_row)]
+    is_continuation = [(b >= 0x80) & (b < 0xC0) & same for b, same in zip(following, same_row)]
 
     # Continuation bytes a lead asks for, and the range its first continuation byte must be in.
     need = tf.where(data < 0xC2, 0, tf.where(data < 0xE0, 1, tf.where(data < 0xF0, 2, tf.where(data < 0xF5, 3, 0))))
@@ -72,16 +72,17 @@ def decode(data: tf.Tensor, byte_row: tf.Tensor, size: tf.Tensor) -> Characters:
     valid = lead_ok & (got == need)
     length = 1 + got
 
-    b1, b2, b3 = (b & 0x3F for b in following)
+    # Bit fields in arithmetic (TFLite's builtins and TF.js lack most bitwise ops): x % 2**n, x * 2**n.
+    b1, b2, b3 = (tf.math.floormod(b, 64) for b in following)
 
-    def bits(*parts):  # (value, shift) pairs OR-ed together
-        return functools.reduce(tf.bitwise.bitwise_or, [tf.bitwise.left_shift(v, s) for v, s in parts])
+    def bits(*parts):  # (value, shift) pairs put together
+        return functools.reduce(tf.add, [v * (1 << s) for v, s in parts])
 
     code_point = tf.where(
         need == 0, data,
-        tf.where(need == 1, bits((data & 0x1F, 6), (b1, 0)),
-                 tf.where(need == 2, bits((data & 0x0F, 12), (b1, 6), (b2, 0)),
-                          bits((data & 0x07, 18), (b1, 12), (b2, 6), (b3, 0)))))
+        tf.where(need == 1, bits((tf.math.floormod(data, 32), 6), (b1, 0)),
+                 tf.where(need == 2, bits((tf.math.floormod(data, 16), 12), (b1, 6), (b2, 0)),
+                          bits((tf.math.floormod(data, 8), 18), (b1, 12), (b2, 6), (b3, 0)))))
     code_point = tf.where(valid, code_point, ut.INVALID_UTF8)
 
     # A byte inside an earlier lead's sequence (valid or not) starts nothing.
