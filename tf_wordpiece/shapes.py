@@ -234,3 +234,32 @@ def wrap_rows(values: tf.RaggedTensor, first, last) -> tf.RaggedTensor:
     pool = tf.concat([values.flat_values, tf.constant([first, last], values.dtype)], 0)
     splits = values.row_splits + 2 * tf.range(tf.size(values.row_splits, out_type=values.row_splits.dtype))
     return tf.RaggedTensor.from_row_splits(tf.gather(pool, source), splits, validate=False)
+
+
+def wrap_flat_rows(values: list[tf.Tensor], row_lengths: tf.Tensor, firsts: list, lasts: list) -> list[tf.Tensor]:
+    """Flat rows [k] (lengths int32 [n]) -> [k + 2n]: firsts[j] before and lasts[j] after each row of values[j].
+
+    The flat form of `wrap_rows`, in int32 scatters and sums only (for the
+    bytes signatures, which TFLite's builtins and TF.js run); `firsts` and
+    `lasts` hold scalars or int32 [n] (one a row).
+
+    >>> ids, = wrap_flat_rows([tf.constant([5, 6, 7])], tf.constant([2, 0, 1]), [1], [2])
+    >>> ids.numpy().tolist()
+    [1, 5, 6, 2, 1, 2, 1, 7, 2]
+    """
+    n = tf.size(row_lengths)
+    size = tf.size(values[0])
+    old_start = tf.cumsum(row_lengths, exclusive=True)
+    new_start = old_start + 2 * tf.range(n)
+    # Each value's row: how many rows start at or before it (empty rows share a start), less one.
+    starts_at = tf.scatter_nd(old_start[:, None], tf.ones_like(row_lengths), [size + 1])[:size]
+    row = tf.cumsum(starts_at) - 1
+    target = tf.concat([new_start, new_start + row_lengths + 1, tf.range(size) + 2 * row + 1], 0)[:, None]
+    out_size = size + 2 * n
+
+    def wrapped(flat, first, last):
+        pieces = [tf.broadcast_to(first, [n]), tf.broadcast_to(last, [n]), flat]
+        # One spare slot: TFLite's SCATTER_ND divides by zero on an empty output (an empty batch).
+        return tf.scatter_nd(target, tf.concat([tf.cast(p, flat.dtype) for p in pieces], 0), [out_size + 1])[:out_size]
+
+    return [wrapped(flat, first, last) for flat, first, last in zip(values, firsts, lasts)]

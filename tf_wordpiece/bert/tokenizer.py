@@ -460,6 +460,28 @@ class BertTokenizer(tf.Module):
     def vocab_size(self) -> int:
         return len(self.vocab)
 
+    def tokenize_bytes(self, data, row_lengths) -> dict[str, tf.Tensor]:
+        """UTF-8 bytes in, pieces out, in integer ops only: what runs where no string op does.
+
+        Needs `core="numeric"` or `"xla"`. `data` uint8 [B] holds the strings'
+        bytes end to end, `row_lengths` int32 [n] each string's byte length.
+        Returns {"token_ids", "starts", "ends": int32 [pieces] (byte offsets in
+        each piece's own string, `ends` exclusive), "row_lengths": int32 [n],
+        pieces per string}: the pieces of `tokenize_with_offsets`, flat.
+
+        >>> tok = BertTokenizer(["[UNK]", "hi", "##s"], core="numeric")
+        >>> out = tok.tokenize_bytes(tf.constant(list(b"his hix"), tf.uint8), [4, 3])  # "his ", "hix"
+        >>> out["token_ids"].numpy().tolist(), out["row_lengths"].numpy().tolist()
+        ([1, 2, 0], [2, 1])
+        """
+        if self._numeric_core is None:
+            raise ValueError(f"core={self.core!r}: tokenize_bytes needs the numeric core; "
+                             "build the tokenizer with core='numeric' or core='xla'")
+        data = tf.convert_to_tensor(data)
+        if data.dtype not in (tf.uint8, tf.int32):
+            raise TypeError(f"data: expected uint8 (or int32) bytes, got {data.dtype.name}")
+        return self._numeric_core.tokenize_bytes(data, tf.convert_to_tensor(row_lengths, tf.int32))
+
     def tokenize(self, strings) -> tf.RaggedTensor:
         """string [...] -> [..., words, pieces] of ids (or strings, per token_out_type).
 

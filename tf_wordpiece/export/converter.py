@@ -116,11 +116,15 @@ class Converter(tf.Module):
 
     def signatures(self) -> dict:
         """`serving_default` (Portuguese, the tutorial's source), `pt_tokenize` and `en_tokenize`, for tf.saved_model.save."""
-        return {
+        signatures = {
             "serving_default": self.pt.serving.get_concrete_function(),
             "pt_tokenize": self.pt.serving.get_concrete_function(),
             "en_tokenize": self.en.serving.get_concrete_function(),
         }
+        if hasattr(self.pt, "tokenize_bytes"):  # the numeric core's
+            signatures["pt_tokenize_bytes"] = self.pt.tokenize_bytes.get_concrete_function()
+            signatures["en_tokenize_bytes"] = self.en.tokenize_bytes.get_concrete_function()
+        return signatures
 
 
 def serving_model_dir(out_dir: str | os.PathLike, version: int | None) -> pathlib.Path:
@@ -157,14 +161,14 @@ def save_atomically(module: tf.Module, out_dir: str, *, overwrite: bool = False,
         with elapsed_time_bar(f"saving {out.name}"):
             tf.saved_model.save(module, str(staging / "model"), signatures=signatures)
         with interrupts_deferred():
-            retired = _swap_in(staging / "model", out)
+            retired = swap_in(staging / "model", out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
         if retired is not None:
             shutil.rmtree(retired, ignore_errors=True)
 
 
-def _swap_in(new: pathlib.Path, out: pathlib.Path) -> pathlib.Path | None:
+def swap_in(new: pathlib.Path, out: pathlib.Path) -> pathlib.Path | None:
     """Renames `new` to `out`; an existing `out` moves to a hidden folder first, returned for deletion."""
     if not out.exists():
         new.rename(out)

@@ -14,7 +14,7 @@ import tensorflow as tf
 
 from tf_wordpiece.bert.tokenizer import BertTokenizer
 from tf_wordpiece.bert.post_processors import TemplateProcessing, head
-from tf_wordpiece.shapes import map_over_strings, merge_words, wrap_rows
+from tf_wordpiece.shapes import map_over_strings, merge_words, wrap_flat_rows, wrap_rows
 from tf_wordpiece.vocab import read_vocab_file
 
 REQUIRED_RESERVED = ("[START]", "[END]", "[UNK]")
@@ -23,6 +23,8 @@ DENSE_IDS = tf.TensorSpec([None, None], tf.int64)
 RAGGED_IDS = tf.RaggedTensorSpec([None, None], tf.int64)
 DENSE_IDS_INT32 = tf.TensorSpec([None, None], tf.int32)
 RAGGED_IDS_INT32 = tf.RaggedTensorSpec([None, None], tf.int32)
+BYTES = tf.TensorSpec([None], tf.uint8, name="bytes")
+ROW_LENGTHS = tf.TensorSpec([None], tf.int32, name="row_lengths")
 
 
 class TutorialTokenizer(tf.Module):
@@ -40,6 +42,9 @@ class TutorialTokenizer(tf.Module):
       get_vocab_size(), get_vocab_path() (a SavedModel asset), get_reserved_tokens().
       serving(string [batch]) -> {"token_ids": int64 [batch, longest] padded with
         [PAD] (or 0), "lengths": int64 [batch]}: the `serving_default` signature.
+      tokenize_bytes(uint8 [bytes], int32 [batch]) -> flat int32 ids, offsets and
+        tokens per string, in integer ops only: with core="numeric" or "xla"
+        only (TFLite builtins, TF.js via `save_tfjs`); see `_tokenize_bytes`.
 
     Args:
       reserved_tokens: must include "[START]", "[END]" and "[UNK]", all in the vocabulary.
@@ -90,6 +95,9 @@ class TutorialTokenizer(tf.Module):
         self.get_vocab_size.get_concrete_function()
         self.get_vocab_path.get_concrete_function()
         self.get_reserved_tokens.get_concrete_function()
+        if self.tokenizer.core != "string":  # only the numeric core takes bytes
+            self.tokenize_bytes = tf.function(self._tokenize_bytes, input_signature=[BYTES, ROW_LENGTHS])
+            self.tokenize_bytes.get_concrete_function()
 
     def _tokenizer_options(self, vocab: list[str], params: dict) -> dict:
         """The BertTokenizer options (a hook for CustomTokenizer's BERT inputs)."""
@@ -148,6 +156,35 @@ class TutorialTokenizer(tf.Module):
     def serving(self, strings):
         ids = self.tokenize(strings)
         return {"token_ids": ids.to_tensor(default_value=self._pad), "lengths": ids.row_lengths()}
+
+    def _tokenize_bytes(self, data, row_lengths):
+        """`tokenize` on UTF-8 bytes, in integer ops only (TFLite builtins, TF.js): the `tokenize_bytes` signature.
+
+        data uint8 [B] (the strings end to end), row_lengths int32 [n] (bytes
+        per string) -> {"token_ids": int32 [tokens], the ids of `tokenize`
+        ([START] and [END] included) row after row; "starts", "ends": int32
+        [tokens], byte offsets in the token's string (0 for [START], the
+        string's length for [END]); "row_lengths": int32 [n], tokens per string}.
+        """
+        out = self.tokenizer.tokenize_bytes(data, row_lengths)
+        ids, starts, ends = wrap_flat_rows([out["token_ids"], out["starts"], out["ends"]], out["row_lengths"],
+                                           [self._start, 0, 0], [self._end, row_lengths, row_lengths])
+        return {"token_ids": ids, "starts": starts, "ends": ends, "row_lengths": out["row_lengths"] + 2}
+
+    def save_tfjs(self, out_dir: str | os.PathLike, *, overwrite: bool = False) -> None:
+        """Writes the `tokenize_bytes` signature as a TensorFlow.js graph model (needs core="numeric").
+
+        `out_dir` gets model.json and one weights file; `examples/tfjs/tokenize.mjs`
+        runs it in Node with @tensorflow/tfjs. TF.js takes int32 where the
+        signature takes uint8 bytes. See `tf_wordpiece.export.tfjs`.
+        """
+        if self.tokenizer.core != "numeric":
+            raise ValueError(f"core={self.tokenizer.core!r}: a TF.js model needs core='numeric' (TF.js runs no "
+                             "string ops and no XLA); build the tokenizer with core='numeric'")
+        from tf_wordpiece.export.tfjs import save_tfjs_graph_model
+
+        save_tfjs_graph_model(self._tokenize_bytes, {"data": BYTES, "row_lengths": ROW_LENGTHS}, out_dir,
+                              overwrite=overwrite)
 
     def _checked(self, ids):
         """`ids`, once checked to be in [0, vocab size) (the checks run first, not beside the use)."""
@@ -218,11 +255,14 @@ class CustomTokenizer(TutorialTokenizer):
 
     def signatures(self) -> dict:
         """The signatures to pass to tf.saved_model.save."""
-        return {
+        signatures = {
             "serving_default": self.serving.get_concrete_function(),
             "bert_pack_inputs": self.bert_pack_inputs.get_concrete_function(),
             "bert_pack_pair_inputs": self.bert_pack_pair_inputs.get_concrete_function(),
         }
+        if hasattr(self, "tokenize_bytes"):
+            signatures["tokenize_bytes"] = self.tokenize_bytes.get_concrete_function()
+        return signatures
 
     def _encode(self, first, second=None):
         """compat="hf": Hugging Face's template, longest_first truncation and padding to seq_length."""

@@ -228,16 +228,22 @@ class NumericCore(tf.Module):
         return words, pieces
 
     def _stage(self, name: str, expansion: int):
-        """`words` or `pieces` as a tf.function (compiled by XLA with jit_compile), made once per expansion."""
+        """`words` or `pieces`: with jit_compile, a tf.function compiled by XLA, made once per expansion.
+
+        Without it, the plain method: its ops go into the caller's graph, with
+        no function call between (TF.js runs no `PartitionedCall`).
+        """
+        if name == "words":
+            fn = lambda data, lengths: self.words(data, lengths, expansion=expansion)  # noqa: E731
+        else:
+            fn = self.pieces
+        if not self.jit_compile:
+            return fn
         key = f"{name}_{expansion}"  # a string: SavedModels track the dict
         if key not in self._stages:
             vector, scalar = tf.TensorSpec([None], tf.int32), tf.TensorSpec([], tf.int32)
-            if name == "words":
-                fn, spec = (lambda data, lengths: self.words(data, lengths, expansion=expansion)), [vector] * 2
-            else:
-                flags = tf.TensorSpec([None], tf.bool)
-                fn, spec = self.pieces, [vector] * 6 + [flags, vector, scalar]
-            self._stages[key] = tf.function(fn, input_signature=spec, jit_compile=self.jit_compile, autograph=False)
+            spec = [vector] * 2 if name == "words" else [vector] * 6 + [tf.TensorSpec([None], tf.bool), vector, scalar]
+            self._stages[key] = tf.function(fn, input_signature=spec, jit_compile=True, autograph=False)
         return self._stages[key]
 
     def words(self, data: tf.Tensor, lengths: tf.Tensor, *, expansion: int = 1) -> Words:
@@ -318,7 +324,6 @@ class NumericCore(tf.Module):
         active = valid & ~single
         first = tf.where(valid, first, 0)
         spare = num_slots  # scatters of inactive lanes land here, cut off below
-        zeros = tf.zeros([num_slots + 1], tf.int32)
 
         def step(active, cursor, at, node, best_length, best_id, broken, piece_length, piece_id):
             c = tf.gather(char, tf.minimum(at, num_slots - 1))
@@ -341,8 +346,10 @@ class NumericCore(tf.Module):
             return (active, cursor, tf.where(emit, cursor, at), tf.where(emit, self.suffix_root, node),
                     tf.where(emit, 0, best_length), best_id, broken, piece_length, piece_id)
 
-        state = (active, first, first, tf.fill(tf.shape(lanes), tables.ROOT), tf.zeros_like(lanes),
-                 tf.zeros_like(lanes), tf.zeros_like(active), zeros, zeros)
+        # Every loop variable starts from a tensor of its own: TF.js mixes up loop variables that share one.
+        state = (active, first, tf.identity(first), tf.fill(tf.shape(lanes), tables.ROOT), tf.zeros_like(lanes),
+                 tf.zeros_like(lanes), tf.zeros_like(active), tf.zeros([num_slots + 1], tf.int32),
+                 tf.fill([num_slots + 1], self.unknown_id))
         state = tf.while_loop(lambda active, *_: tf.reduce_any(active), step, state)
         broken, piece_length, piece_id = state[6:]
 
