@@ -12,7 +12,7 @@ import shutil
 import tempfile
 import time
 from importlib import resources
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import tensorflow as tf
 
@@ -154,12 +154,24 @@ def save_atomically(module: tf.Module, out_dir: str, *, overwrite: bool = False,
     at NAME; never a partial model at NAME.
     """
     out = check_model_folder(out_dir, overwrite=overwrite, what="--out")
+
+    def save(folder: pathlib.Path) -> None:
+        with elapsed_time_bar(f"saving {out.name}"):
+            tf.saved_model.save(module, str(folder), signatures=signatures)
+
+    write_folder_atomically(out, save)
+
+
+def write_folder_atomically(out: pathlib.Path, write: Callable[[pathlib.Path], None]) -> None:
+    """`write(folder)` into a hidden sibling folder (`.NAME.*`), then swaps it in at `out` (see `save_atomically`).
+
+    The caller checks first that replacing `out` loses nothing.
+    """
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = pathlib.Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     retired = None
     try:
-        with elapsed_time_bar(f"saving {out.name}"):
-            tf.saved_model.save(module, str(staging / "model"), signatures=signatures)
+        write(staging / "model")
         with interrupts_deferred():
             retired = swap_in(staging / "model", out)
     finally:

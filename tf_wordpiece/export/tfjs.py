@@ -17,16 +17,13 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import shutil
-import tempfile
 from typing import Callable
 
 import numpy as np
 import tensorflow as tf
 from google.protobuf import json_format
 
-from tf_wordpiece.export.converter import swap_in
-from tf_wordpiece.files import interrupts_deferred
+from tf_wordpiece.export.converter import write_folder_atomically
 
 WEIGHTS_FILE = "group1-shard1of1.bin"
 _DTYPES = {tf.int32: "int32", tf.int64: "int32", tf.bool: "bool", tf.float32: "float32", tf.uint8: "int32"}
@@ -64,19 +61,13 @@ def save_tfjs_graph_model(fn: Callable, input_signature: dict[str, tf.TensorSpec
         "signature": signature,
         "weightsManifest": [{"paths": [WEIGHTS_FILE], "weights": [entry for entry, _ in weights]}],
     }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = pathlib.Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    retired = None
-    try:
-        (staging / "model").mkdir()
-        (staging / "model" / WEIGHTS_FILE).write_bytes(b"".join(data for _, data in weights))
-        (staging / "model" / "model.json").write_text(json.dumps(model), encoding="utf-8")
-        with interrupts_deferred():
-            retired = swap_in(staging / "model", out)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-        if retired is not None:
-            shutil.rmtree(retired, ignore_errors=True)
+
+    def write(folder: pathlib.Path) -> None:
+        folder.mkdir()
+        (folder / WEIGHTS_FILE).write_bytes(b"".join(data for _, data in weights))
+        (folder / "model.json").write_text(json.dumps(model), encoding="utf-8")
+
+    write_folder_atomically(out, write)
     return signature
 
 
