@@ -23,7 +23,8 @@ class Vocab(tf.Module):
         (string -> int) whose ids are dense on [0, size), or tensorflow_text's
         `tf.lookup.StaticVocabularyTable` (dense ids, `num_oov_buckets` N).
       required: tokens that must be in the vocabulary (e.g. the unknown token);
-        not checked for a StaticVocabularyTable, whose buckets give any string an id.
+        not checked for a StaticVocabularyTable with OOV buckets, which give
+        any string an id (`has_oov_table`).
 
     `lookup` gives a string not in the vocabulary the id tensorflow_text's
     table gives it: with N OOV buckets (1 for a path or a list, as
@@ -40,7 +41,9 @@ class Vocab(tf.Module):
         self.source = _describe(vocab)
         self.tokens = _read_tokens(vocab, self.source)
         self.num_oov_buckets, self.oov_default = _oov_rule(vocab, len(self.tokens))
-        if isinstance(vocab, tf.lookup.StaticVocabularyTable):
+        # A StaticVocabularyTable's buckets give every string an id, so no token is required to be in it.
+        self.has_oov_table = isinstance(vocab, tf.lookup.StaticVocabularyTable) and self.num_oov_buckets > 0
+        if self.has_oov_table:
             required = ()
         try:
             _validate(self.tokens, self.source, required)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import tensorflow as tf
-from contract import check_contract
+from helpers.contract import check_contract
 
 import tf_wordpiece as twp
 
@@ -139,7 +139,7 @@ def test_keep_whitespace():
 
 
 def test_from_tokenizer_json_matches_vocab(vocab_path):
-    from conftest import TOKENIZER_JSON
+    from helpers.data import TOKENIZER_JSON
 
     from_json = twp.BertTokenizer.from_tokenizer_json(TOKENIZER_JSON)
     from_vocab = twp.BertTokenizer(vocab_path, compat="hf", lower_case=True)
@@ -251,3 +251,18 @@ def test_tokenize_graph_stays_small(compat):
     value_rowids = [n.name for n in graph.as_graph_def().node if "RaggedValueRowIds" in n.name]
     assert not value_rowids, f"use shapes.value_rows: {value_rowids[:3]}"
     assert len(graph.as_graph_def().node) < 1000
+
+
+def test_bucketed_table_without_the_unknown_token_is_accepted_by_both_layers():
+    """The vocabulary (not the raw argument) says whether OOV buckets give the unknown token an id."""
+    text = pytest.importorskip("tensorflow_text")
+    tokens = ["hello", "##s", "world"]
+    init = tf.lookup.KeyValueTensorInitializer(tokens, tf.range(len(tokens), dtype=tf.int64))
+    table = tf.lookup.StaticVocabularyTable(init, num_oov_buckets=3)
+    words = ["hellos", "zzz"]
+    ours = twp.BertTokenizer(table, unknown_token="[UNK]").tokenize(words).to_list()
+    wordpiece = twp.WordpieceTokenizer(table, unknown_token="[UNK]").tokenize(words).to_list()
+    peer = text.BertTokenizer(table, unknown_token="[UNK]").tokenize(words).to_list()
+    assert ours == peer
+    assert [sum(row, []) for row in ours] == wordpiece
+    assert ours[1][0][0] == int(table.lookup(tf.constant("[UNK]")))  # the bucket of "[UNK]"

@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 import tensorflow as tf
-from conftest import batches
+from helpers.ragged import batches
 
 import tf_wordpiece as twp
 from tf_wordpiece.bert import pre_tokenizers
@@ -111,10 +111,18 @@ def test_only_for_compat_hf(vocab_path):
         twp.BertTokenizer(vocab_path, do_basic_tokenize=False)
 
 
-@pytest.mark.parametrize("option", ["lower_case", "clean_text", "handle_chinese_chars", "strip_accents"])
-def test_basic_tokenizer_options_are_refused(vocab_path, option):
+@pytest.mark.parametrize("option", ["lower_case", "strip_accents"])
+def test_basic_tokenizer_options_that_would_change_text_are_refused(vocab_path, option):
     with pytest.raises(ValueError, match=f"{option}=True: has no effect with do_basic_tokenize=False"):
         twp.BertTokenizer(vocab_path, compat="hf", do_basic_tokenize=False, **{option: True})
+
+
+@pytest.mark.parametrize("option", ["clean_text", "handle_chinese_chars"])
+def test_cleaning_options_are_ignored_as_transformers_ignores_them(ours, vocab_path, option):
+    text = ["a\x00b 中文 x"]
+    for value in (True, False):
+        tok = twp.BertTokenizer(vocab_path, compat="hf", do_basic_tokenize=False, **{option: value})
+        assert tok.tokenize(text).to_list() == ours.tokenize(text).to_list()
 
 
 def test_save_refuses(ours, tmp_path):
@@ -124,7 +132,7 @@ def test_save_refuses(ours, tmp_path):
 
 
 def test_contract(vocab_path, vocab, tmp_path):
-    from contract import check_contract
+    from helpers.contract import check_contract
 
     tok = twp.BertTokenizer(vocab_path, compat="hf", do_basic_tokenize=False)
     strings = ["the cat\x1csat", "", "[CLS]hello world!", "  "]

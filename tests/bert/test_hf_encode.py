@@ -7,7 +7,9 @@ import json
 import numpy as np
 import pytest
 import tensorflow as tf
-from conftest import TOKENIZER_JSON, VOCAB, batches, hf_oracle
+from helpers.data import TOKENIZER_JSON, VOCAB
+from helpers.oracles import compare_encode, hf_oracle, hf_with
+from helpers.ragged import batches, row_lists
 
 import tf_wordpiece as twp
 
@@ -26,56 +28,6 @@ def sample(multilingual, hard_strings):
     return multilingual + hard_strings
 
 
-def _byte_ends(s: str) -> list[int]:
-    ends = [0]
-    for ch in s:
-        ends.append(ends[-1] + len(ch.encode("utf-8")))
-    return ends
-
-
-def _rows(t) -> list:
-    if isinstance(t, tf.RaggedTensor):
-        splits, values = t.row_splits.numpy(), t.flat_values.numpy()
-        return [values[a:b].tolist() for a, b in zip(splits[:-1], splits[1:])]
-    return t.numpy().tolist()
-
-
-def _hf_rows(encodings, texts, pairs) -> list:
-    """HF encodings -> per row (ids, type_ids, attention_mask, byte offsets, special_tokens_mask, word_ids,
-    sequence_ids), None as -1."""
-    out = []
-    for i, e in enumerate(encodings):
-        strings = (_byte_ends(texts[i]), _byte_ends(pairs[i]) if pairs is not None else None)
-        offsets = [[0, 0] if s is None else [strings[s][a], strings[s][b]] for s, (a, b) in zip(e.sequence_ids, e.offsets)]
-        words, sequences = ([-1 if v is None else v for v in values] for values in (e.word_ids, e.sequence_ids))
-        out.append((e.ids, e.type_ids, e.attention_mask, offsets, e.special_tokens_mask, words, sequences))
-    return out
-
-
-def _our_rows(enc) -> list:
-    return list(zip(*(_rows(t) for t in enc)))
-
-
-def _compare(ours, peer, texts, pairs=None, **options) -> list:
-    """Mismatching rows of ours.encode vs peer.encode_batch on one batch, same settings."""
-    mine = _our_rows(ours.encode(texts, pairs, **options))
-    inputs = texts if pairs is None else list(zip(texts, pairs))
-    theirs = _hf_rows(peer.encode_batch(inputs, add_special_tokens=options.get("add_special_tokens", True)), texts, pairs)
-    return [(t, m, h) for t, m, h in zip(texts, mine, theirs) if m != h]
-
-
-def _hf_with(truncation=None, max_length=None, padding=None, pad_to_multiple_of=None, spec=None):
-    peer = hf_oracle() if spec is None else tokenizers.Tokenizer.from_str(json.dumps(spec))
-    peer.no_truncation()
-    peer.no_padding()
-    if truncation:
-        peer.enable_truncation(max_length, strategy=truncation)
-    if padding:
-        length = max_length if padding == "max_length" else None
-        peer.enable_padding(length=length, pad_to_multiple_of=pad_to_multiple_of)
-    return peer
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("paired", [False, True], ids=["single", "pair"])
 def test_template_ids_types_offsets_and_decode_on_the_whole_sample(ours, sample, paired):
@@ -83,12 +35,12 @@ def test_template_ids_types_offsets_and_decode_on_the_whole_sample(ours, sample,
     bad, bad_decode = [], []
     for texts in batches(sample):
         pairs = texts[1:] + texts[:1] if paired else None  # consecutive lines
-        bad += _compare(ours, peer, texts, pairs)
+        bad += compare_encode(ours, peer, texts, pairs)
         if not paired:
             ids = ours.encode(texts).ids
             for skip in (True, False):
                 mine = [s.decode("utf-8") for s in ours.decode(ids, skip_special_tokens=skip).numpy().tolist()]
-                theirs = peer.decode_batch(_rows(ids), skip_special_tokens=skip)
+                theirs = peer.decode_batch(row_lists(ids), skip_special_tokens=skip)
                 bad_decode += [(m, h) for m, h in zip(mine, theirs) if m != h]
     assert not bad, f"{len(bad)} of {len(sample)} differ; first: {bad[:2]}"
     assert not bad_decode, f"decode: {len(bad_decode)} differ; first: {bad_decode[:3]}"
@@ -105,7 +57,7 @@ def test_truncation_and_padding_match_hf(ours, sample, truncation, max_length):
         paddings = [("max_length", None)]
     bad = []
     for padding, multiple in paddings:
-        peer = _hf_with(truncation, max_length, padding, multiple)
+        peer = hf_with(truncation, max_length, padding, multiple)
         options = dict(truncation=truncation, max_length=max_length, padding=padding, pad_to_multiple_of=multiple)
         for single in (True, False):
             if single and truncation == "only_second":
@@ -118,7 +70,7 @@ def test_truncation_and_padding_match_hf(ours, sample, truncation, max_length):
             a = [a[i] for i in ok]
             b = None if b is None else [b[i] for i in ok]
             assert len(a) >= 300  # the comparison still covers many rows
-            bad += _compare(ours, peer, a, b, **options)
+            bad += compare_encode(ours, peer, a, b, **options)
     assert not bad, f"{len(bad)} differ; first: {bad[:2]}"
 
 
@@ -137,7 +89,7 @@ def _hf_accepts(peer, text, pair) -> bool:
 ])
 def test_truncation_that_cannot_fit_is_an_error_like_hf(truncation, texts, pairs):
     tok = twp.BertTokenizer(TINY, compat="hf", lower_case=True)
-    peer = _hf_with(truncation, 6, spec=json.loads(tok_json(tok)))
+    peer = hf_with(truncation, 6, spec=json.loads(tok_json(tok)))
     with pytest.raises(Exception, match="Truncation error"):
         peer.encode_batch(texts if pairs is None else list(zip(texts, pairs)))
     with pytest.raises(tf.errors.InvalidArgumentError, match="Truncation error"):
@@ -145,7 +97,7 @@ def test_truncation_that_cannot_fit_is_an_error_like_hf(truncation, texts, pairs
 
 
 def tok_json(tok) -> str:
-    from tf_wordpiece.hf_json import tokenizer_json
+    from tf_wordpiece.bert.tokenizer_json import tokenizer_json
 
     return json.dumps(tokenizer_json(tok))
 
@@ -153,7 +105,7 @@ def tok_json(tok) -> str:
 def test_max_length_below_the_template_is_a_value_error():
     """HF's usize subtraction wraps around there and nothing is truncated; we refuse it."""
     tok = twp.BertTokenizer(TINY, compat="hf", lower_case=True)
-    peer = _hf_with("longest_first", 2, spec=json.loads(tok_json(tok)))
+    peer = hf_with("longest_first", 2, spec=json.loads(tok_json(tok)))
     assert len(peer.encode("hello world", "hello world").ids) == 7  # not truncated to 2
     with pytest.raises(ValueError, match="max_length: 2 is less than the 3 special tokens"):
         tok.encode(["hello world"], ["hello world"], truncation=True, max_length=2)
@@ -220,7 +172,7 @@ def test_decode_skips_ids_without_tokens_and_takes_dense_input(ours):
 def test_from_vocab_equals_from_tokenizer_json(ours, sample):
     from_vocab = twp.BertTokenizer.from_vocab(VOCAB)
     for texts in batches(sample):
-        assert _rows(from_vocab.encode(texts).ids) == _rows(ours.encode(texts).ids)
+        assert row_lists(from_vocab.encode(texts).ids) == row_lists(ours.encode(texts).ids)
 
 
 # --- tokenizer.json variants ---------------------------------------------------------------------
@@ -277,20 +229,20 @@ def test_tokenizer_json_variants_load_and_match_hf(sample, tmp_path, variant):
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps(spec), encoding="utf-8")
     tok = twp.BertTokenizer.from_tokenizer_json(path)
-    peer = _hf_with(spec=spec)
+    peer = hf_with(spec=spec)
     texts = sample[:1500] + ADDED_TOKEN_TEXTS
     pairs = texts[1:] + texts[:1]
-    bad = _compare(tok, peer, texts) + _compare(tok, peer, texts, pairs)
+    bad = compare_encode(tok, peer, texts) + compare_encode(tok, peer, texts, pairs)
     ids = tok.encode(texts).ids
     decoded = [s.decode("utf-8") for s in tok.decode(ids, skip_special_tokens=True).numpy().tolist()]
-    bad += [(m, h) for m, h in zip(decoded, peer.decode_batch(_rows(ids))) if m != h]
+    bad += [(m, h) for m, h in zip(decoded, peer.decode_batch(row_lists(ids))) if m != h]
     assert not bad, f"{len(bad)} differ; first: {bad[:2]}"
     # What we write loads in HF and gives the same ids as the original file.
     tok.save(tmp_path / "saved.json")
     reloaded = tokenizers.Tokenizer.from_file(str(tmp_path / "saved.json"))
     assert [e.ids for e in reloaded.encode_batch(texts)] == [e.ids for e in peer.encode_batch(texts)]
     again = twp.BertTokenizer.from_tokenizer_json(tmp_path / "saved.json")
-    assert _rows(again.encode(texts).ids) == _rows(ids)
+    assert row_lists(again.encode(texts).ids) == row_lists(ids)
 
 
 def test_save_round_trip_keeps_casing_and_accent_rules(tmp_path):
@@ -298,7 +250,7 @@ def test_save_round_trip_keeps_casing_and_accent_rules(tmp_path):
         tok = twp.BertTokenizer(TINY + ["é", "É", "e"], compat="hf", **options)
         tok.save(tmp_path / "t.json")
         again = twp.BertTokenizer.from_tokenizer_json(tmp_path / "t.json")
-        assert again.options == {**tok.options, "clean_text": True, "handle_chinese_chars": True}
+        assert again.recipe == tok.recipe
         text = ["Hello É é"]
         assert again.encode(text).ids.to_list() == tok.encode(text).ids.to_list()
         peer = tokenizers.Tokenizer.from_file(str(tmp_path / "t.json"))

@@ -341,11 +341,13 @@ def tf_text_basic_tokenizer(
     keep_whitespace: bool = False,
     normalization_form: str | None = None,
     preserve_unused_token: bool = False,
+    added_tokens: AddedTokens | None = None,
 ) -> BasicTokenizer:
     """The basic tokenizer of `tensorflow_text.BasicTokenizer` with the same arguments.
 
     The vocabulary learner and `BertTokenizer(compat="tf_text")` both split
-    words with it. Output: string [..., words], like tensorflow_text.
+    words with it (the tokenizer adds its `special_tokens` as `added_tokens`).
+    Output: string [..., words], like tensorflow_text.
 
     >>> tf_text_basic_tokenizer(lower_case=True).tokenize(["Ünïcode [unused1]!"]).to_list()
     [[b'unicode', b'[', b'unused1', b']', b'!']]
@@ -354,6 +356,7 @@ def tf_text_basic_tokenizer(
     return BasicTokenizer(
         normalizers.tf_text_normalizer(lower_case=lower_case, normalization_form=normalization_form),
         pre_tokenizers.tf_text_pre_tokenizer(keep_whitespace=keep_whitespace),
+        added_tokens=added_tokens,
         preserve_unused_token=preserve_unused_token,
         scalar_as_batch=True,
     )

@@ -8,24 +8,21 @@ from typing import Sequence
 
 import tensorflow as tf
 
-from tf_wordpiece.bert import normalizers
-from tf_wordpiece.bert import pre_tokenizers
 from tf_wordpiece.bert import space_chunks
 from tf_wordpiece.bert.added_tokens import AddedToken, AddedTokens
-from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer, check_tf_text_normalization
 from tf_wordpiece.bert.decoders import WordPieceDecoder, hf_wordpiece_decode
 from tf_wordpiece.bert.post_processors import Encoding, Segment, TemplateProcessing, check_encode_options
+from tf_wordpiece.bert.recipes import recipe_for
+from tf_wordpiece.bert.tokenizer_json import bert_kwargs_from_tokenizer_json, write_tokenizer_json
 from tf_wordpiece.vocab import Vocab, VocabLike
 from tf_wordpiece.shapes import (as_ids, as_strings, gather_in_rows, map_over_strings, merge_words,
                                  rows_and_positions, rows_to_splits, scalar_as_batch, value_rows)
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
 
-COMPAT_MODES = ("tf_text", "hf")
 OFFSET_MODES = ("original", "normalized")
 CORES = ("string", "numeric", "xla")
-# The added tokens of Hugging Face's BERT tokenizers, used in compat="hf" when present in the vocabulary.
-HF_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
-_DEFAULT = object()  # "the default of the chosen compat mode"
+# decoder's default, BERT's WordPiece decoder with this tokenizer's suffix indicator (None means no decoder).
+_BERT_DECODER = object()
 
 
 class BertTokenizer(tf.Module):
@@ -43,11 +40,19 @@ class BertTokenizer(tf.Module):
 
     Args:
       vocab: vocab.txt path (line n is id n), list of tokens, or a
-        `tf.lookup.StaticHashTable` with dense ids.
+        `tf.lookup.StaticHashTable` with dense ids (or a
+        `tf.lookup.StaticVocabularyTable`, whose OOV buckets give unknown words ids).
       compat: `"tf_text"` or `"hf"`: whose normalization and splitting rules to follow.
         Defaults to `"tf_text"`.
-      lower_case: case-fold and strip accents (tf_text: NFKC_Casefold + NFD - Mn;
-        hf: BertNormalizer lowercase, strip_accents following it). Defaults to `False`.
+      **options: the compat mode's own options, with its defaults: see
+        `TfTextRecipe` (`lower_case`, `keep_whitespace`, `normalization_form`,
+        `preserve_unused_token`, `split_unknown_characters`,
+        `max_chars_per_token`, `max_bytes_per_word` (100),
+        `max_input_chars_per_word`) and `HfRecipe` (`lower_case`,
+        `clean_text`, `handle_chinese_chars`, `strip_accents`,
+        `do_basic_tokenize`, `max_input_chars_per_word` (100),
+        `max_bytes_per_word`) in `tf_wordpiece.bert.recipes`. An option of the
+        other mode is a ValueError naming it.
       token_out_type: `tf.int64` ids or `tf.string` pieces. Defaults to `tf.int64`.
       unknown_token: token for unknown words. None (compat="tf_text" only):
         an unknown word is its own piece, its id from the vocabulary's table
@@ -56,30 +61,6 @@ class BertTokenizer(tf.Module):
         is its text with U+FFFD, not tensorflow_text's raw bytes, so its
         bucket differs). Defaults to `"[UNK]"`.
       suffix_indicator: prefix of non-initial pieces. Defaults to `"##"`.
-      max_bytes_per_word: longer words (UTF-8 bytes) are unknown. Defaults to
-        `100` for tf_text, no limit for hf.
-      max_input_chars_per_word: longer words (code points) are unknown.
-        Defaults to `100` for hf, no limit for tf_text.
-      max_chars_per_token: the longest piece tried, in code points without
-        the suffix indicator, as in tensorflow_text (with `trea` and `tread`
-        in the vocabulary and 4, `treadness` gives `trea ##d ##ness`); None or
-        0 for no limit (compat="tf_text" only). Defaults to None.
-      keep_whitespace, normalization_form, preserve_unused_token, split_unknown_characters:
-        tensorflow_text's options (compat="tf_text" only); normalization_form
-        may be None, "NFD", "NFKD", "NFC" or "NFKC" (with lower_case=False;
-        NFC and NFKC compose across code points, canonical reordering
-        included, see `tf_wordpiece.bert.composition`); split_unknown_characters:
-        see `WordpieceTokenizer`.
-      clean_text, handle_chinese_chars, strip_accents: Hugging Face
-        BertNormalizer options (compat="hf" only); they default to `True`,
-        `True` and `None` (follow `lower_case`).
-      do_basic_tokenize: transformers' BertTokenizer option (compat="hf"
-        only). False: no normalization and no punctuation split; the text
-        between special tokens is split on white space as Python's
-        `str.split()` splits it (`str.isspace`), then into WordPiece pieces.
-        transformers then ignores `do_lower_case`, so `lower_case`,
-        `clean_text`, `handle_chinese_chars` and `strip_accents` must be left
-        off. Defaults to `True`.
       special_tokens: added tokens (str, or `AddedToken` for an id outside the
         vocabulary and Hugging Face's flags) matched as written in the raw text
         before normalization, each one id. Defaults to the BERT specials present
@@ -124,100 +105,47 @@ class BertTokenizer(tf.Module):
         vocab: VocabLike,
         *,
         compat: str = "tf_text",
-        lower_case: bool = False,
         token_out_type: tf.DType = tf.int64,
         unknown_token: str | None = "[UNK]",
         suffix_indicator: str = "##",
-        max_bytes_per_word=_DEFAULT,
-        max_input_chars_per_word=_DEFAULT,
-        max_chars_per_token: int | None = None,
-        keep_whitespace: bool = False,
-        normalization_form: str | None = None,
-        preserve_unused_token: bool = False,
-        split_unknown_characters: bool = False,
-        clean_text: bool | None = None,
-        handle_chinese_chars: bool | None = None,
-        strip_accents: bool | None = None,
-        do_basic_tokenize: bool = True,
         special_tokens: Sequence[str | AddedToken] | None = None,
         post_processor: TemplateProcessing | None = None,
-        decoder: WordPieceDecoder | None = _DEFAULT,
+        decoder: WordPieceDecoder | None = _BERT_DECODER,
         offsets: str = "original",
         parallel_shards: int = 1,
         algorithm: str = "maxmatch",
         core: str = "string",
+        **options,
     ):
         super().__init__()
-        _check_choice("compat", compat, COMPAT_MODES)
+        self.recipe = recipe_for(compat, options)
         _check_choice("offsets", offsets, OFFSET_MODES)
-        _check_choice("normalization_form", normalization_form, normalizers.NORMALIZATION_FORMS)
-        if compat == "hf" and unknown_token is None:
-            raise ValueError("unknown_token: None is only for compat='tf_text' (Hugging Face's WordPiece needs one); "
-                             "pass a token of the vocabulary")
-        if not do_basic_tokenize and compat != "hf":
-            raise ValueError("do_basic_tokenize=False: only for compat='hf'; drop it or pass compat='hf'")
-        if compat == "tf_text":
-            _only_for("hf", clean_text=clean_text, handle_chinese_chars=handle_chinese_chars, strip_accents=strip_accents)
-            check_tf_text_normalization(normalization_form, lower_case=lower_case)
-            normalizer = normalizers.tf_text_normalizer(lower_case=lower_case, normalization_form=normalization_form)
-            pre_tokenizer = pre_tokenizers.tf_text_pre_tokenizer(keep_whitespace=keep_whitespace)
-            byte_limit, char_limit = 100, None
-        else:
-            _only_for("tf_text", keep_whitespace=keep_whitespace, normalization_form=normalization_form,
-                      preserve_unused_token=preserve_unused_token, max_chars_per_token=max_chars_per_token,
-                      split_unknown_characters=split_unknown_characters)
-            if do_basic_tokenize:
-                normalizer = normalizers.hf_normalizer(
-                    clean_text=True if clean_text is None else clean_text,
-                    strip_accents=lower_case if strip_accents is None else strip_accents,
-                    lowercase=lower_case,
-                )
-                pre_tokenizer = pre_tokenizers.hf_pre_tokenizer(
-                    handle_chinese_chars=True if handle_chinese_chars is None else handle_chinese_chars
-                )
-            else:
-                _without_basic_tokenizer(lower_case=lower_case, clean_text=clean_text,
-                                         handle_chinese_chars=handle_chinese_chars, strip_accents=strip_accents)
-                normalizer = normalizers.hf_normalizer(clean_text=False, strip_accents=False, lowercase=False)
-                pre_tokenizer = pre_tokenizers.python_whitespace_pre_tokenizer()
-            byte_limit, char_limit = None, 100
-        self.vocab = Vocab(vocab, required=[unknown_token]) if isinstance(unknown_token, str) else Vocab(vocab)
+        self.recipe.check_unknown_token(unknown_token)
+        self.vocab = Vocab(vocab, required=[unknown_token] if isinstance(unknown_token, str) else [])
         if special_tokens is None:
-            special_tokens = [t for t in HF_SPECIAL_TOKENS if self.vocab.id_of(t) >= 0] if compat == "hf" else []
+            special_tokens = self.recipe.default_special_tokens(lambda token: self.vocab.id_of(token) >= 0)
         self.added_tokens = self._resolve_added_tokens(special_tokens)
-        special_tokens = [t.content for t in self.added_tokens]
         if not isinstance(parallel_shards, int) or parallel_shards < 1:
             raise ValueError(f"parallel_shards: expected an int >= 1, got {parallel_shards!r}")
         self.parallel_shards = parallel_shards
         self.compat = compat
         self.offsets = offsets
-        self.special_tokens = list(special_tokens)
+        self.special_tokens = [t.content for t in self.added_tokens]
         self._special_ids = tf.constant([t.id for t in self.added_tokens] or [0], tf.int64)
-        # Kept for save(): the options as given (None = "follow lower_case" for strip_accents).
-        self.options = dict(lower_case=lower_case, clean_text=clean_text, handle_chinese_chars=handle_chinese_chars,
-                            strip_accents=strip_accents, do_basic_tokenize=do_basic_tokenize)
-        self.basic_tokenizer = BasicTokenizer(
-            normalizer, pre_tokenizer, added_tokens=AddedTokens(self.added_tokens),
-            preserve_unused_token=preserve_unused_token,
-            invalid_utf8="keep" if compat == "tf_text" else "replace",
-            scalar_as_batch=compat == "tf_text",
-        )
+        self.basic_tokenizer = self.recipe.basic_tokenizer(AddedTokens(self.added_tokens))
         self.wordpiece_tokenizer = WordpieceTokenizer(
             self.vocab,
             suffix_indicator=suffix_indicator,
-            max_bytes_per_word=byte_limit if max_bytes_per_word is _DEFAULT else max_bytes_per_word,
-            max_chars_per_word=char_limit if max_input_chars_per_word is _DEFAULT else max_input_chars_per_word,
-            max_chars_per_token=max_chars_per_token,
             token_out_type=token_out_type,
             unknown_token=unknown_token,
-            split_unknown_characters=split_unknown_characters,
             algorithm=algorithm,
+            **self.recipe.wordpiece_options(),
         )
         # Whether each distinct space-separated chunk of a batch can be tokenized once (exact; see space_chunks).
         self._by_chunks = space_chunks.words_never_span_spaces(self.basic_tokenizer) and (
             offsets == "original" or not (self.added_tokens or self.basic_tokenizer.normalizer.compose))
         self.post_processor = post_processor if post_processor is not None else self._bert_template()
-        self.decoder = WordPieceDecoder(suffix_indicator, True) if decoder is _DEFAULT else decoder
+        self.decoder = WordPieceDecoder(suffix_indicator, True) if decoder is _BERT_DECODER else decoder
         self._decode_tokens, self._decode_special = self._decode_tables()
         _check_choice("core", core, CORES)
         self.core = core
@@ -302,8 +230,6 @@ class BertTokenizer(tf.Module):
         any component tf_wordpiece cannot reproduce is a ValueError naming it.
         `overrides` are BertTokenizer options that replace the file's.
         """
-        from tf_wordpiece.hf_json import bert_kwargs_from_tokenizer_json
-
         kwargs = bert_kwargs_from_tokenizer_json(path)
         kwargs.update(overrides)
         try:
@@ -325,8 +251,6 @@ class BertTokenizer(tf.Module):
         Only compat="hf" tokenizers can be written (tokenizer.json cannot express
         tensorflow_text's normalization).
         """
-        from tf_wordpiece.hf_json import write_tokenizer_json
-
         write_tokenizer_json(self, path)
 
     def encode(
@@ -543,11 +467,8 @@ class BertTokenizer(tf.Module):
             char_begin, char_end = words.normalized_begin, words.normalized_end
         begin = gather_in_rows(char_begin, pieces.begin)
         end = gather_in_rows(char_end, pieces.end - 1)
-        if self.offsets == "normalized" and self.wordpiece_tokenizer.unknown_token is not None:
-            # tensorflow_text ends a too-long word's [UNK] at len(unknown_token) past its start.
-            unknown_length = len(self.wordpiece_tokenizer.unknown_token.encode("utf-8"))
-            too_long = tf.gather(pieces.over_byte_limit, value_rows(end))
-            end = end.with_flat_values(tf.where(too_long, begin.flat_values + unknown_length, end.flat_values))
+        if self.offsets == "normalized":  # tensorflow_text's offsets, quirk included
+            end = self.wordpiece_tokenizer.tf_text_unknown_ends(pieces, begin, end)
         ids = self.wordpiece_tokenizer.to_output_type(pieces.ids, pieces.text)
         nrows = tf.size(flat, out_type=tf.int64)
         splits = rows_to_splits(words.row, nrows)
@@ -605,16 +526,3 @@ def _check_choice(name: str, value, choices) -> None:
     if value not in choices:
         raise ValueError(f"{name}: expected one of {list(choices)}, got {value!r}")
 
-
-def _without_basic_tokenizer(**options) -> None:
-    """transformers ignores the basic tokenizer's options with do_basic_tokenize=False: refuse them rather than drop them."""
-    given = {k: v for k, v in options.items() if v not in (None, False)}
-    if given:
-        raise ValueError(f"{', '.join(f'{k}={v!r}' for k, v in given.items())}: has no effect with do_basic_tokenize=False "
-                         "(transformers then neither normalizes nor lowercases); drop it or pass lower_case=False")
-
-
-def _only_for(mode: str, **options) -> None:
-    given = {k: v for k, v in options.items() if v not in (None, False)}
-    if given:
-        raise ValueError(f"{', '.join(f'{k}={v!r}' for k, v in given.items())}: only for compat={mode!r}; drop it or pass compat={mode!r}")

@@ -152,11 +152,10 @@ class WordpieceTokenizer(tf.Module):
                 raise ValueError(f"{name}: expected a non-negative int or None, got {limit!r}")
         required = [] if unknown_token is None else [unknown_token]
         self.vocab = vocab if isinstance(vocab, Vocab) else Vocab(vocab, required=required)
-        oov_table = isinstance(vocab, tf.lookup.StaticVocabularyTable) and self.vocab.num_oov_buckets > 0
         if compat == "fast_wordpiece" and self.vocab.id_of(unknown_token) < 0:
             raise ValueError(f"unknown_token: {unknown_token!r} is not in the {self.vocab.source}, which "
                              "compat='fast_wordpiece' needs (as FastWordpieceTokenizer); add it or pass another")
-        if unknown_token is not None and self.vocab.id_of(unknown_token) < 0 and not oov_table:
+        if unknown_token is not None and self.vocab.id_of(unknown_token) < 0 and not self.vocab.has_oov_table:
             raise ValueError(f"unknown_token: {unknown_token!r} is not in the {self.vocab.source}; add it or pass another")
         self.suffix_indicator = suffix_indicator
         self.max_bytes_per_word = max_bytes_per_word
@@ -236,12 +235,19 @@ class WordpieceTokenizer(tf.Module):
                      for t in (ids, begin, end))
 
     def _unknown_ends(self, pieces: Pieces) -> tf.RaggedTensor:
-        """Byte ends, with tensorflow_text's len(unknown_token) for words over the byte limit."""
-        if self.max_bytes_per_word is None or self.unknown_token is None or self.compat == "fast_wordpiece":
-            return pieces.byte_end  # the word, to its end
-        over = tf.gather(pieces.over_byte_limit, value_rows(pieces.byte_end))
-        unknown_length = len(self.unknown_token.encode("utf-8"))
-        return pieces.byte_end.with_flat_values(tf.where(over, unknown_length, pieces.byte_end.flat_values))
+        """Byte ends in each word, with tensorflow_text's rule for words over the byte limit."""
+        if self.compat == "fast_wordpiece":
+            return pieces.byte_end  # FastWordpieceTokenizer ends the unknown token at the word's end
+        return self.tf_text_unknown_ends(pieces, pieces.byte_begin, pieces.byte_end)
+
+    def tf_text_unknown_ends(self, pieces: Pieces, begin: tf.RaggedTensor, end: tf.RaggedTensor) -> tf.RaggedTensor:
+        """`end` with tensorflow_text's quirk: the unknown token of a word over `max_bytes_per_word` ends
+        len(unknown_token) bytes past its `begin` (not at the word's end). begin, end: int [words, pieces]."""
+        if self.max_bytes_per_word is None or self.unknown_token is None:
+            return end
+        over = tf.gather(pieces.over_byte_limit, value_rows(end))
+        unknown_length = tf.constant(len(self.unknown_token.encode("utf-8")), end.dtype)
+        return end.with_flat_values(tf.where(over, begin.flat_values + unknown_length, end.flat_values))
 
     def to_output_type(self, ids: tf.RaggedTensor, text: tf.RaggedTensor | None = None) -> tf.RaggedTensor:
         """Piece ids -> token_out_type (`text`: the pieces' strings when `Pieces.text` has them)."""

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import os
 import pathlib
 
 from tf_wordpiece.bert.added_tokens import AddedToken
 from tf_wordpiece.bert.decoders import WordPieceDecoder
-from tf_wordpiece.files import write_text_atomically
 from tf_wordpiece.bert.post_processors import SEQUENCES, TemplateProcessing
+from tf_wordpiece.bert.recipes import HfRecipe
+from tf_wordpiece.files import write_text_atomically
 
 _ADDED_TOKEN_FLAGS = ("special", "normalized", "lstrip", "rstrip", "single_word")
 
@@ -53,14 +53,15 @@ def bert_kwargs_from_tokenizer_json(path: str | os.PathLike) -> dict:
     tokens = sorted(vocab, key=vocab.__getitem__)
 
     # tokenizers refuses a WordPiece model without any of these three (no default is assumed).
+    recipe = HfRecipe.from_tokenizer_json(_checked_normalizer(fields.get(spec, "normalizer", dict, "", None), fields),
+                                          fields.get(model, "max_input_chars_per_word", int, "model"))
     kwargs: dict = dict(
         vocab=tokens,
         compat="hf",
         unknown_token=fields.get(model, "unk_token", str, "model"),
         suffix_indicator=fields.get(model, "continuing_subword_prefix", str, "model"),
-        max_input_chars_per_word=fields.get(model, "max_input_chars_per_word", int, "model"),
+        **dataclasses.asdict(recipe),
     )
-    kwargs.update(_normalizer_kwargs(fields.get(spec, "normalizer", dict, "", None), fields))
     pre = fields.get(spec, "pre_tokenizer", dict, "", None)
     if pre is None or pre.get("type") != "BertPreTokenizer":
         raise ValueError(f"{path!r}: pre_tokenizer {pre and pre.get('type')!r} is not supported; only BertPreTokenizer")
@@ -129,18 +130,15 @@ def _assign_ids(added: list[AddedToken], tokens: list[str]) -> list[AddedToken]:
     return out
 
 
-def _normalizer_kwargs(normalizer, fields: _Fields) -> dict:
+def _checked_normalizer(normalizer, fields: _Fields) -> dict | None:
+    """The BertNormalizer object with its fields' types checked (a missing field takes tokenizers' default)."""
     if normalizer is None:
-        return dict(lower_case=False, clean_text=False, handle_chinese_chars=False, strip_accents=False)
+        return None
     if normalizer.get("type") != "BertNormalizer":
         raise ValueError(f"{fields.path!r}: normalizer {normalizer.get('type')!r} is not supported; only BertNormalizer")
-    flag = functools.partial(fields.get, normalizer, kind=bool, where="normalizer")
-    return dict(
-        lower_case=flag("lowercase", default=True),
-        clean_text=flag("clean_text", default=True),
-        handle_chinese_chars=flag("handle_chinese_chars", default=True),
-        strip_accents=flag("strip_accents", default=None),
-    )
+    flags = ("lowercase", "clean_text", "handle_chinese_chars", "strip_accents")
+    return {name: fields.get(normalizer, name, bool, "normalizer", None) for name in flags
+            if normalizer.get(name) is not None}
 
 
 def _post_processor(spec, pad: dict, fields: _Fields) -> TemplateProcessing | None:
@@ -207,14 +205,13 @@ def tokenizer_json(tokenizer) -> dict:
     """A compat="hf" BertTokenizer as a tokenizer.json object (truncation and padding off)."""
     if tokenizer.compat != "hf":
         raise ValueError(f"compat: only compat='hf' tokenizers can be written as tokenizer.json, got {tokenizer.compat!r}")
-    wordpiece = tokenizer.wordpiece_tokenizer
-    if wordpiece.max_bytes_per_word is not None:
+    wordpiece, recipe = tokenizer.wordpiece_tokenizer, tokenizer.recipe
+    if recipe.max_bytes_per_word is not None:
         raise ValueError(
-            f"max_bytes_per_word: {wordpiece.max_bytes_per_word} has no tokenizer.json equivalent; "
+            f"max_bytes_per_word: {recipe.max_bytes_per_word} has no tokenizer.json equivalent; "
             "use max_input_chars_per_word"
         )
-    options = tokenizer.options
-    if not options.get("do_basic_tokenize", True):
+    if not recipe.do_basic_tokenize:
         raise ValueError("do_basic_tokenize: False has no tokenizer.json equivalent (its WhitespaceSplit splits on "
                          "Unicode White_Space, not Python's str.isspace); save a tokenizer with do_basic_tokenize=True")
     template = tokenizer.post_processor
@@ -240,7 +237,7 @@ def tokenizer_json(tokenizer) -> dict:
             },
         }
     decoder = tokenizer.decoder
-    limit = wordpiece.max_chars_per_word
+    limit = recipe.max_input_chars_per_word
     return {
         "version": "1.0",
         "truncation": None,
@@ -250,13 +247,7 @@ def tokenizer_json(tokenizer) -> dict:
              "rstrip": t.rstrip, "normalized": t.normalized, "special": t.special}
             for t in sorted(tokenizer.added_tokens, key=lambda t: t.id)
         ],
-        "normalizer": {
-            "type": "BertNormalizer",
-            "clean_text": True if options["clean_text"] is None else bool(options["clean_text"]),
-            "handle_chinese_chars": True if options["handle_chinese_chars"] is None else bool(options["handle_chinese_chars"]),
-            "strip_accents": options["strip_accents"],
-            "lowercase": bool(options["lower_case"]),
-        },
+        "normalizer": recipe.tokenizer_json_normalizer(),
         "pre_tokenizer": {"type": "BertPreTokenizer"},
         "post_processor": post_processor,
         "decoder": None if decoder is None else {"type": "WordPiece", "prefix": decoder.prefix, "cleanup": decoder.cleanup},
