@@ -6,7 +6,7 @@ import pytest
 import tensorflow as tf
 
 import tf_wordpiece as twp
-from tf_wordpiece.subword import learner as sl
+from tf_wordpiece import subword as sl
 
 tfds = pytest.importorskip("tensorflow_datasets")
 

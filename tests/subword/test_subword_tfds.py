@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tensorflow.core.protobuf import saved_model_pb2
 
 import tf_wordpiece as twp
-from tf_wordpiece.subword import learner as sl
+from tf_wordpiece import subword as sl
 from tf_wordpiece.export.converter import save_atomically
 from conftest import decode_all, encode_all
 

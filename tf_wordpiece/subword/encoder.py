@@ -9,8 +9,10 @@ alphabet, so no id is ever unknown.
 
 `compat="tfds"` runs `tfds.deprecated.text.SubwordTextEncoder` instead (ids
 equal its `encode`, text its `decode`; UTF-8 byte ids after the subwords, id 0
-padding): see `tfds.py`, and the table of differences in
-`learner.py`, which learns both.
+padding). This class is the public face: it picks the mode's graph class once
+(`t2t.py`'s `T2tGraph` or `tfds.py`'s `TfdsGraph`), learns with `learner.py`
+and reads and writes files with `formats.py`; the table of differences between
+the modes is in the package docstring (`subword/__init__.py`).
 
 Invalid UTF-8 input, both modes: each maximal invalid byte sequence is read as
 U+FFFD (as Python's `bytes.decode("utf-8", "replace")`), so such input does not
@@ -27,23 +29,17 @@ round trip; valid UTF-8 never changes.
 from __future__ import annotations
 
 import os
-import pathlib
 from typing import Iterable, Sequence
 
-import numpy as np
 import tensorflow as tf
 
-from tf_wordpiece.subword import graph as sg
-from tf_wordpiece.subword import learner as sl
+from tf_wordpiece.shapes import PythonEntry, as_ids, as_strings
+from tf_wordpiece.subword import formats, learner
+from tf_wordpiece.subword.t2t import T2tGraph
+from tf_wordpiece.subword.text import check_compat
 from tf_wordpiece.subword.tfds import TfdsGraph
-from tf_wordpiece import unicode_tables as ut
-from tf_wordpiece.chains import follow
-from tf_wordpiece.files import write_text_atomically
-from tf_wordpiece.shapes import PythonEntry, as_ids, as_strings, lower_bound, value_rows
 
 STRING_BATCH = tf.TensorSpec([None], tf.string)
-_BACKSLASH, _UNDERSCORE, _SEMICOLON, _LOWER_U, _NEWLINE = 92, 95, 59, 117, 10
-_MAX_CODE_POINT = 0x10FFFF
 
 
 class SubwordTextEncoder(tf.Module):
@@ -84,17 +80,21 @@ class SubwordTextEncoder(tf.Module):
         super().__init__()
         if isinstance(subtokens, (str, os.PathLike)):
             self.source = f"vocab file {os.fspath(subtokens)!r}"
-            compat, subtokens = _read_vocab(subtokens, compat)
+            compat, subtokens = formats.read_vocab_file(subtokens, compat)
         else:
             self.source = "subtoken list"
-            compat = sl.check_compat("t2t" if compat is None else compat)
+            compat = check_compat("t2t" if compat is None else compat)
             subtokens = _checked_list(subtokens, allow_empty=compat == "tfds")
         self.compat = compat
+        # The one place the mode is chosen: each graph class holds its own tables, encode and decode.
+        self._graph: T2tGraph | TfdsGraph
         if compat == "tfds":
-            self._tfds = TfdsGraph(subtokens)
-            self.subtokens = self._tfds.subwords
+            self._graph = TfdsGraph(subtokens)
+            self.subtokens = self._graph.subwords
         else:
-            self._init_t2t(subtokens)
+            self._graph = T2tGraph(subtokens, source=self.source)
+            self.subtokens = self._graph.subtokens
+            self.alphabet = self._graph.alphabet  # t2t only: the characters written as themselves
         # Python values are converted before the call, so encode("...") in a loop traces once.
         self.encode = PythonEntry(self._encode, lambda v: as_strings(v, "strings"),
                                   [STRING_BATCH, tf.TensorSpec([], tf.string)])
@@ -103,20 +103,6 @@ class SubwordTextEncoder(tf.Module):
             tf.RaggedTensorSpec([None, None], tf.int64)])
         self.vocab_size.get_concrete_function()
 
-    def _init_t2t(self, subtokens: list[str]) -> None:
-        self.subtokens = subtokens
-        self.alphabet = sl.alphabet_of(subtokens)
-        _check_encodable(subtokens, self.alphabet, self.source)
-        ids = sl.subtoken_ids(subtokens)
-        self._table = tf.lookup.StaticHashTable(
-            tf.lookup.KeyValueTensorInitializer(tf.constant(list(ids)), tf.constant(list(ids.values()), tf.int64)),
-            default_value=-1,
-        )
-        self._strings = tf.constant(subtokens)
-        self._alnum = ut.CodePointLookup(sl.alnum_table("t2t"))
-        self._kind = ut.CodePointLookup(_escape_kinds(self.alphabet))
-        self._longest_from = ut.CodePointLookup(sg.longest_key_from(ids))
-
     @classmethod
     def build_from_corpus(cls, lines: Iterable[str], target_vocab_size: int, *, compat: str = "t2t",
                           max_subtoken_length: int | None = None, reserved_tokens: Sequence[str] | None = None,
@@ -124,7 +110,7 @@ class SubwordTextEncoder(tf.Module):
                           max_corpus_chars: int | None = None, verbose: bool = True) -> "SubwordTextEncoder":
         """Learns a vocabulary of about `target_vocab_size` ids from lines of text (t2t's
         `build_from_generator`, or tfds's `build_from_corpus` with `compat="tfds"`, whose
-        subwords it equals); see `subword_learner.build_to_target_size` for the defaults.
+        subwords it equals); see `learner.build_to_target_size` for the defaults.
 
         As in both peers, a target below the alphabet plus the reserved tokens
         still builds (the vocabulary closest to it, larger than asked); tfds
@@ -136,14 +122,12 @@ class SubwordTextEncoder(tf.Module):
         >>> len(enc.subtokens) > 5, enc.decode(enc.encode("hello")).numpy()
         (True, b'hello')
         """
-        reserved = reserved_tokens
-        if reserved is None and compat == "tfds":
-            reserved = ()
-        counts = sl.corpus_token_counts(lines, compat=compat, reserved_tokens=reserved or (),
-                                        max_corpus_chars=max_corpus_chars)
-        subtokens = sl.build_to_target_size(
+        # None: each mode's default reserved tokens (t2t's <pad> and <EOS>, tfds's none), chosen by the learner.
+        counts = learner.corpus_token_counts(lines, compat=compat, reserved_tokens=reserved_tokens or (),
+                                             max_corpus_chars=max_corpus_chars)
+        subtokens = learner.build_to_target_size(
             counts, target_vocab_size, compat=compat, min_val=min_val, max_val=max_val, num_iterations=num_iterations,
-            max_subtoken_length=max_subtoken_length, reserved_tokens=reserved, verbose=verbose,
+            max_subtoken_length=max_subtoken_length, reserved_tokens=reserved_tokens, verbose=verbose,
         )
         return cls(subtokens, compat=compat)
 
@@ -162,14 +146,7 @@ class SubwordTextEncoder(tf.Module):
         read back bare (white space at an end, wrapping quotes such as the
         subtoken `'`, a newline) is then a ValueError naming it.
         """
-        if self.compat == "tfds":
-            if not add_single_quotes:
-                raise ValueError("add_single_quotes: False is only for compat='t2t' (tfds's files always quote their "
-                                 "subwords); drop it")
-            text = sl.format_tfds_vocab(self.subtokens)
-        else:
-            text = sl.format_vocab(self.subtokens, add_single_quotes=add_single_quotes)
-        write_text_atomically(path, text, what="path", kind="subword vocabulary", looks_ours=_looks_like_a_subword_file)
+        formats.write_vocab_file(path, self.subtokens, compat=self.compat, add_single_quotes=add_single_quotes)
 
     def _encode(self, strings: tf.Tensor):
         """string [batch] -> int64 ragged [batch, ids]; a scalar -> int64 [ids]."""
@@ -177,145 +154,27 @@ class SubwordTextEncoder(tf.Module):
             raise ValueError(f"strings: expected a string or a [batch] vector of strings, got shape {strings.shape}; "
                              "reshape it to [batch]")
         if strings.shape.rank == 0:
-            return self._encode_batch(strings[None])[0]
-        return self._encode_batch(strings)
-
-    def _encode_batch(self, strings: tf.Tensor) -> tf.RaggedTensor:
-        if self.compat == "tfds":
-            return self._tfds.encode(tf.strings.unicode_transcode(strings, "UTF-8", "UTF-8", errors="replace"))
-        tokens = self._escaped_tokens(strings)  # ragged [batch, tokens]
-        unique, index = tf.unique(tokens.flat_values)
-        pieces = self._longest_matches(unique)  # ragged [unique, pieces]
-        per_token = tf.gather(pieces, index)
-        return tokens.with_flat_values(per_token).merge_dims(1, 2)
+            return self._graph.encode(strings[None])[0]
+        return self._graph.encode(strings)
 
     def _decode(self, ids):
         """int [batch, ids] (dense or ragged) -> string [batch]; int [ids] -> a string scalar."""
         if ids.shape.rank not in (1, 2):
             raise ValueError(f"ids: expected int [ids] or [batch, ids], got shape {ids.shape}; reshape it")
         if ids.shape.rank == 1:
-            return self._decode_batch(tf.RaggedTensor.from_tensor(ids[None]))[0]
+            return self._graph.decode(tf.RaggedTensor.from_tensor(ids[None]))[0]
         if not isinstance(ids, tf.RaggedTensor):
             ids = tf.RaggedTensor.from_tensor(ids)
-        return self._decode_batch(ids)
-
-    def _decode_batch(self, ids: tf.RaggedTensor) -> tf.Tensor:
-        if self.compat == "tfds":
-            return self._tfds.decode(ids)
-        values = tf.cast(ids.flat_values, tf.int64)
-        valid = (values >= 0) & (values < tf.size(self._strings, out_type=tf.int64))
-        strings = tf.where(valid, tf.gather(self._strings, tf.where(valid, values, 0)), "")
-        text = tf.strings.reduce_join(ids.with_flat_values(strings), axis=1)
-        tokens = tf.strings.split(text, "_")
-        tokens = tf.ragged.boolean_mask(tokens, tokens != "")
-        return self._join(tokens.with_flat_values(self._unescape(tokens.flat_values)))
+        return self._graph.decode(ids)
 
     @tf.function(input_signature=[])
     def vocab_size(self):
-        if self.compat == "tfds":
-            return tf.constant(self._tfds.vocab_size, tf.int32)
-        return tf.size(self._strings)
-
-    def _escaped_tokens(self, strings: tf.Tensor) -> tf.RaggedTensor:
-        """string [batch] -> ragged [batch, tokens] of escaped tokens, each ending in `_`."""
-        chars = tf.strings.unicode_decode(strings, "UTF-8", errors="replace")
-        cps = chars.flat_values
-        size = tf.size(cps)
-        position = tf.range(size)
-        row = value_rows(chars)
-        row_start = tf.gather(tf.cast(chars.row_starts(), tf.int32), row)
-        alnum = self._alnum(cps) > 0
-        starts = (position == row_start) | (alnum != tf.gather(alnum, tf.maximum(position - 1, 0)))
-        token_of_char = tf.cumsum(tf.cast(starts, tf.int32)) - 1
-        token_start = tf.boolean_mask(position, starts)
-        token_end = tf.concat([token_start, [size]], 0)[1:]
-        token_row = tf.gather(row, token_start)
-        row_end = tf.gather(tf.cast(chars.row_limits(), tf.int32), token_row)
-        # t2t drops a single-space token, but not the first or the last of a string.
-        lone_space = (token_end - token_start == 1) & (tf.gather(cps, token_start) == 32)
-        keep = ~lone_space | (token_start == tf.gather(row_start, token_start)) | (token_end == row_end)
-
-        kind = self._kind(cps)  # 0 as is, 1 `\\<code point>;`, 2 `\\\\`, 3 `\\u`
-        as_is = tf.strings.unicode_encode(cps[:, None], "UTF-8")
-        numbered = tf.strings.join(["\\", tf.strings.as_string(cps), ";"])
-        escaped = tf.gather(tf.stack([as_is, numbered, tf.fill([size], "\\\\"), tf.fill([size], "\\u")], 1),
-                            kind, batch_dims=1)
-        token_text = tf.strings.reduce_join(tf.RaggedTensor.from_value_rowids(escaped, token_of_char), axis=1)
-        token_text = tf.strings.join([token_text, "_"])
-        num_rows = tf.shape(strings, out_type=tf.int64)[0]
-        return tf.RaggedTensor.from_value_rowids(
-            tf.boolean_mask(token_text, keep), tf.cast(tf.boolean_mask(token_row, keep), tf.int64), nrows=num_rows
-        )
-
-    def _longest_matches(self, tokens: tf.Tensor) -> tf.RaggedTensor:
-        """Escaped tokens [u] -> ids [u, pieces]: longest subtoken first, left to right
-        (every character is a subtoken, so every piece has an id)."""
-        m = sg.longest_match(tokens, self._table, self._longest_from)
-        return tf.RaggedTensor.from_value_rowids(
-            tf.boolean_mask(m.ids, m.on_path), tf.cast(tf.boolean_mask(m.string, m.on_path), tf.int64),
-            nrows=tf.cast(tf.size(tokens), tf.int64),
-        )
-
-    def _unescape(self, tokens: tf.Tensor) -> tf.Tensor:
-        """Escaped tokens [m] (no trailing `_`) -> text: `\\u`, `\\\\`, `\\<n>;` read left to right."""
-        chars = tf.strings.unicode_decode(tokens, "UTF-8")
-        cps = chars.flat_values
-        size = tf.size(cps)
-        position = tf.range(size)
-        row_end = tf.gather(tf.cast(chars.row_limits(), tf.int32), value_rows(chars))
-        padded = tf.concat([cps, [-1]], 0)
-        following = tf.where(position + 1 < row_end, tf.gather(padded, position + 1), -1)
-        is_digit = (cps >= 48) & (cps <= 57)
-        # Where each run of digits ends: the next non-digit or the end of the token.
-        stops = tf.sort(tf.concat([tf.cast(tf.reshape(tf.where(~is_digit), [-1]), tf.int32), row_end], 0))
-        # The first stop at or after a position (not tf.searchsorted: TFLite cannot convert its LowerBound op).
-        digits_end = tf.gather(stops, lower_bound(stops, position + 1, size))
-        run_end = tf.gather(stops, lower_bound(stops, position, size))  # for the digits themselves
-        semicolon = (digits_end < row_end) & (tf.gather(padded, tf.minimum(digits_end, size)) == _SEMICOLON)
-        backslash = cps == _BACKSLASH
-        numbered = backslash & (digits_end > position + 1) & semicolon
-        pair = backslash & ((following == _LOWER_U) | (following == _BACKSLASH))
-        step = tf.where(numbered, digits_end - position + 1, tf.where(pair, 2, 1))
-
-        # The number of each `\\<digits>;`, exact below 2e6 (enough to tell a code point from too large).
-        digit = tf.cast(cps - 48, tf.float64)
-        power = tf.pow(tf.constant(10.0, tf.float64), tf.cast(run_end - 1 - position, tf.float64))
-        part = tf.where(is_digit & (cps != 48), tf.minimum(digit * power, 2e6), 0.0)
-        sums = tf.concat([[0.0], tf.cumsum(part)], 0)
-        number = tf.round(tf.gather(sums, digits_end) - tf.gather(sums, tf.minimum(position + 1, size)))  # pow is inexact
-        from_number = tf.where(number <= _MAX_CODE_POINT, tf.cast(number, tf.int32), ord(sl.UNDEFINED_CHARACTER))
-        out = tf.where(numbered, from_number, tf.where(pair & (following == _LOWER_U), _UNDERSCORE, cps))
-
-        on_path = follow(position + step, tf.cast(chars.row_starts(), tf.int32), size,
-                         tf.reduce_max(tf.concat([tf.cast(chars.row_lengths(), tf.int32), [0]], 0)))
-        kept = tf.ragged.boolean_mask(chars.with_flat_values(out), chars.with_flat_values(on_path))
-        return tf.strings.unicode_encode(kept, "UTF-8", errors="replace")
-
-    def _join(self, tokens: tf.RaggedTensor) -> tf.Tensor:
-        """t2t's detokenizer: one space between two tokens that both start alphanumeric."""
-        words = tokens.flat_values
-        first = tf.strings.unicode_decode(tf.strings.substr(words, 0, 1, unit="UTF8_CHAR"), "UTF-8").flat_values
-        alnum = self._alnum(first) > 0
-        position = tf.range(tf.size(words))
-        row_start = tf.gather(tf.cast(tokens.row_starts(), tf.int32), value_rows(tokens))
-        spaced = (position > row_start) & alnum & tf.gather(alnum, tf.maximum(position - 1, 0))
-        words = tf.where(spaced, tf.strings.join([" ", words]), words)
-        return tf.strings.reduce_join(tokens.with_flat_values(words), axis=1)
+        return tf.constant(self._graph.vocab_size, tf.int32)
 
 
 def _int64_ids(values):
     ids = as_ids(values, "ids")
     return ids if ids.dtype == tf.int64 else tf.cast(ids, tf.int64)
-
-
-def _escape_kinds(alphabet: frozenset[str]) -> np.ndarray:
-    """Per code point: 0 written as is, 1 `\\<code point>;`, 2 `\\\\`, 3 `\\u`."""
-    kinds = np.ones(ut.NUM_CODE_POINTS, np.int32)
-    kinds[[ord(c) for c in alphabet]] = 0
-    kinds[_NEWLINE] = 1
-    kinds[_BACKSLASH] = 2
-    kinds[_UNDERSCORE] = 3
-    return kinds
 
 
 def _checked_list(subtokens, *, allow_empty: bool) -> list[str]:
@@ -327,44 +186,3 @@ def _checked_list(subtokens, *, allow_empty: bool) -> list[str]:
     if not any(subtokens) and not allow_empty:
         raise ValueError("subtokens: empty; learn a vocabulary (SubwordTextEncoder.build_from_corpus) or load one")
     return list(subtokens)
-
-
-def _read_vocab(path: str | os.PathLike, compat: str | None) -> tuple[str, list[str]]:
-    """(compat, subtokens) of a vocabulary file; tfds's header line means compat "tfds"."""
-    path = os.fspath(path)
-    try:
-        data = pathlib.Path(path).read_bytes()
-    except OSError as e:
-        raise ValueError(f"vocab: cannot read the vocab file {path!r} ({e.strerror}); pass a file written by store_to_file") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"vocab: the vocab file {path!r} is not valid UTF-8 (byte {e.start}); re-save it as UTF-8") from None
-    found = "tfds" if sl.is_tfds_vocab(text) else "t2t"
-    if compat is not None and sl.check_compat(compat) != found:
-        raise ValueError(f"compat: {compat!r}, but the vocab file {path!r} is in {found}'s format "
-                         f"({'has' if found == 'tfds' else 'lacks'} the {sl.TFDS_HEADER!r} header); pass compat={found!r} or None")
-    if found == "tfds":
-        return found, sl.parse_tfds_vocab(text, source=f"vocab file {path!r}")
-    return found, sl.parse_vocab(text, source=f"vocab file {path!r}")
-
-
-def _check_encodable(subtokens: list[str], alphabet: frozenset[str], source: str) -> None:
-    """Every string must encode: each alphabet character (escape characters included) is a subtoken."""
-    present = set(subtokens)
-    missing = sorted(c for c in alphabet if c not in present)
-    if missing:
-        raise ValueError(
-            f"vocab: the {source} is malformed: {len(missing)} character(s) it uses are not subtokens on their own "
-            f"({missing[:10]}); every character of the alphabet and of '\\\\_u;0123456789' must be one. "
-            "Learn the vocabulary with SubwordTextEncoder.build_from_corpus"
-        )
-
-
-def _looks_like_a_subword_file(head: bytes) -> bool:
-    """Whether a file starts as `store_to_file` writes: quoted subtokens a line, after tfds's `###` header
-    lines, or bare ones from t2t's reserved `<pad>_` and `<EOS>_` on (what `add_single_quotes=False` writes)."""
-    if head.startswith(b"<pad>_\n<EOS>_\n"):
-        return True
-    lines = [line for line in head.split(b"\n")[:-1] if line and not line.startswith(b"###")]
-    return all(line[:1] in (b"'", b'"') for line in lines)

@@ -1,24 +1,13 @@
-"""Learning tensor2tensor's invertible subword vocabulary (`SubwordTextEncoder`), in plain Python.
+"""The subword learner: tensor2tensor's (or tfds's) vocabulary from a corpus, in plain Python.
 
-The vocabulary is a list of subtoken strings; id n is line n. Text is split
-into tokens (runs of alphanumeric and of other characters), each token is
-escaped and ends with `_`, and escaped tokens are cut into the longest
-subtokens, left to right. The graph encoder is `subword_text_encoder.py`;
-this module learns vocabularies and holds the pure-Python twin of the encoder
-that the tests compare it with.
-
-Two compat modes, because the two published copies of the algorithm differ:
-
-| | `compat="t2t"` (default): tensor2tensor | `compat="tfds"`: `tfds.deprecated.text` |
-|---|---|---|
-| tokens | runs of Unicode category L*/N* and of the rest; one space between two alphanumeric tokens is implied | runs of `re` `\\w` (which includes `_`) and `\\W`; a token followed by exactly `" "` gets `_`, the space is dropped |
-| every token ends in `_` | yes | only before a single space |
-| `_`, `\\` | `\\u`, `\\\\` | `_` becomes `\\&undsc` (its byte id when not a subword); `\\` kept |
-| characters outside the alphabet | `\\<code point>;` built from alphabet characters, so every id is a subtoken | UTF-8 byte ids after the subwords (1 + subwords + 256 ids) |
-| vocabulary starts from | every character of the corpus plus `\\_u;0123456789` | the reserved tokens only; single-byte characters are never learned |
-| reserved tokens | `<pad>` (id 0), `<EOS>` (id 1), escaped (`<pad>_`) | none by default; id 0 is padding, subword ids start at 1 |
-| `max_subtoken_length=m` | substrings up to m - 1 characters are counted (its off-by-one, kept); None: no limit | up to m characters; default 20 |
-| binary search on min_count | between `min_val` (1) and `max_val` (1000); ties keep the earlier try | between the least and the most frequent token count; ties keep the later try |
+Tokens are counted over the corpus (`corpus_token_counts`); then, for one
+min_count, every substring that starts where a current subtoken starts is
+counted, the longest candidates with a count >= min_count are taken first,
+each taking its count from its prefixes, and this repeats `num_iterations`
+times (`build_from_token_counts`). `build_to_target_size` searches min_count
+for the vocabulary whose size is closest to a target. The two modes' rules
+(how tokens are cut and escaped, where the vocabulary starts, the bounds of the
+search) are the table in the package docstring (`subword/__init__.py`).
 
 >>> counts = corpus_token_counts(["the cat sat", "the hat"])
 >>> sorted(counts.items())
@@ -26,137 +15,25 @@ Two compat modes, because the two published copies of the algorithm differ:
 >>> vocab = build_from_token_counts(counts, min_count=2)
 >>> vocab[:4]
 ['<pad>_', '<EOS>_', 'at_', 'the_']
->>> encode_text("the rat", vocab)
-[3, ..., 2]
->>> decode_ids(encode_text("the rat", vocab), vocab)
-'the rat'
+>>> len(build_to_target_size(counts, 31, verbose=False))  # the closest size the search on min_count found
+30
 """
 
 from __future__ import annotations
 
 import collections
-import functools
-import re
 import sys
 import time
-import unicodedata
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from tf_wordpiece.progress import progress_bar
-
-PAD = "<pad>"
-EOS = "<EOS>"
-RESERVED_TOKENS = (PAD, EOS)
-ESCAPE_CHARS = frozenset("\\_u;0123456789")
-TFDS_UNDERSCORE = "\\&undsc"  # tfds's stand-in for "_" inside tokens
-NUM_BYTES = 256
-COMPATS = ("t2t", "tfds")
-NUM_CODE_POINTS = 0x110000
-_UNESCAPE = re.compile(r"\\u|\\\\|\\([0-9]+);")
-UNDEFINED_CHARACTER = "\u3013"  # what t2t decodes an out-of-range `\\<n>;` to
+from tf_wordpiece.subword.text import (NUM_BYTES, RESERVED_TOKENS, TFDS_UNDERSCORE, alphabet_of, check_compat,
+                                       escape_token, is_mixed_alphanum, split_text, tfds_tokens)
 
 
-def check_compat(compat: str) -> str:
-    if compat not in COMPATS:
-        raise ValueError(f"compat: expected one of {COMPATS}, got {compat!r}")
-    return compat
-
-
-@functools.cache
-def alnum_table(compat: str) -> np.ndarray:
-    """bool [0x110000]: which code points make alphanumeric tokens, per this Python's Unicode data.
-
-    t2t: Unicode category L* or N* (U+10FFFF excluded, as t2t's table stops before it).
-    tfds: what `re`'s `\\w` matches (letters, numbers and `_`).
-    """
-    check_compat(compat)
-    chars = "".join(chr(c) if not 0xD800 <= c < 0xE000 else " " for c in range(NUM_CODE_POINTS))
-    table = np.zeros(NUM_CODE_POINTS, bool)
-    if compat == "tfds":
-        table[[m.start() for m in re.finditer(r"\w", chars)]] = True
-    else:
-        table[:-1] = [unicodedata.category(c)[0] in "LN" for c in chars[:-1]]
-        table[0xD800:0xE000] = False
-    return table
-
-
-def _is_alnum(char: str, compat: str) -> bool:
-    return bool(alnum_table(compat)[ord(char)])
-
-
-# --- tokens ------------------------------------------------------------------------------------
-
-
-def split_text(text: str) -> list[str]:
-    """tensor2tensor's tokenizer: runs of alphanumeric / other characters; a single
-    space between two tokens is dropped (decode puts it back between alphanumeric ones).
-
-    >>> split_text("Hello, world  !")
-    ['Hello', ', ', 'world', '  !']
-    """
-    if not text:
-        return []
-    table = alnum_table("t2t")
-    kinds = table[np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)]
-    cuts = (np.flatnonzero(kinds[1:] != kinds[:-1]) + 1).tolist()
-    starts = [0] + cuts
-    ends = cuts + [len(text)]
-    tokens = [text[a:b] for a, b in zip(starts, ends)]
-    last = len(tokens) - 1
-    return [t for i, t in enumerate(tokens) if t != " " or i == 0 or i == last]
-
-
-def join_tokens(tokens: Sequence[str]) -> str:
-    """Inverse of split_text: one space between two tokens that start alphanumeric."""
-    parts = []
-    for i, token in enumerate(tokens):
-        if i and _is_alnum(tokens[i - 1][0], "t2t") and _is_alnum(token[0], "t2t"):
-            parts.append(" ")
-        parts.append(token)
-    return "".join(parts)
-
-
-def tfds_tokens(text: str, reserved_tokens: Sequence[str] = ()) -> list[str]:
-    """tfds's tokens, prepared for encoding: `_` -> `\\&undsc`, `_` appended before a single space.
-
-    Reserved tokens (and `\\&undsc` written in the text) are split out whole first.
-
-    >>> tfds_tokens("Hello world, a_b")
-    ['Hello_', 'world', ', ', 'a\\\\&undscb']
-    """
-    specials = [*reserved_tokens, TFDS_UNDERSCORE]
-    pieces = re.split("(" + "|".join(re.escape(t) for t in specials) + ")", text)
-    tokens = []
-    for piece in pieces:
-        tokens += [piece] if piece in specials else re.split(r"(\W+)", piece)
-    tokens = [t for t in tokens if t]
-    prepared = []
-    skip = False
-    for i, token in enumerate(tokens):
-        if skip:
-            skip = False
-            continue
-        following = tokens[i + 1] if i + 1 < len(tokens) else None
-        if token == TFDS_UNDERSCORE:  # written in the text: two tokens, and a space after it is kept
-            prepared += [token[:2], token[2:] + ("_" if following == " " else "")]
-            continue
-        token = token.replace("_", TFDS_UNDERSCORE)
-        if following == " ":
-            token += "_"
-            skip = True
-        prepared.append(token)
-    return prepared
-
-
-def is_mixed_alphanum(token: str) -> bool:
-    """tfds's test for a reserved token: more than one run of `\\w` / `\\W` characters.
-
-    >>> is_mixed_alphanum("<EOS>"), is_mixed_alphanum("abc"), is_mixed_alphanum("\\&undsc")
-    (True, False, True)
-    """
-    return len([p for p in re.split(r"(\W+)", token) if p]) > 1
+# --- token counts --------------------------------------------------------------------------------
 
 
 def corpus_token_counts(lines: Iterable[str], *, compat: str = "t2t", reserved_tokens: Sequence[str] = (),
@@ -186,60 +63,16 @@ def corpus_token_counts(lines: Iterable[str], *, compat: str = "t2t", reserved_t
     return counts
 
 
-# --- escaping (t2t) ----------------------------------------------------------------------------
-
-
-def escape_token(token: str, alphabet: set[str] | frozenset[str]) -> str:
-    """`\\` -> `\\\\`, `_` -> `\\u`, a character outside the alphabet (and newline) ->
-    `\\<code point>;`, then `_` to end the token.
-
-    >>> escape_token("a_b\\né", alphabet_of(["ab"]))
-    'a\\\\ub\\\\10;\\\\233;_'
-    """
-    token = token.replace("\\", "\\\\").replace("_", "\\u")
-    return "".join(c if c in alphabet and c != "\n" else f"\\{ord(c)};" for c in token) + "_"
-
-
-def unescape_token(escaped: str) -> str:
-    """Inverse of escape_token (a trailing `_` is dropped); `\\<n>;` past U+10FFFF gives U+3013."""
-
-    def replace(match: re.Match) -> str:
-        if match.group(1) is None:
-            return "_" if match.group(0) == "\\u" else "\\"
-        try:
-            return chr(int(match.group(1)))
-        except (ValueError, OverflowError):
-            return UNDEFINED_CHARACTER
-
-    return _UNESCAPE.sub(replace, escaped[:-1] if escaped.endswith("_") else escaped)
-
-
-def alphabet_of(strings: Iterable[str]) -> frozenset[str]:
-    """Every character of `strings`, plus the characters escapes are written with."""
-    return frozenset(c for s in strings for c in s) | ESCAPE_CHARS
-
-
-# --- greedy longest match ------------------------------------------------------------------------
-
-
-def segment(token: str, vocab: Mapping[str, int] | set[str], max_length: int) -> list[str]:
-    """Longest vocabulary strings, left to right; a position no string starts becomes one character."""
-    pieces = []
-    start = 0
-    while start < len(token):
-        for end in range(min(len(token), start + max_length), start, -1):
-            if token[start:end] in vocab:
-                break
-        else:
-            end = start + 1
-        pieces.append(token[start:end])
-        start = end
-    return pieces
+# --- learning --------------------------------------------------------------------------------------
 
 
 def _boundaries(token: str, vocab: set[str], prefixes: set[str]) -> list[int]:
-    """Where `segment(token, vocab, ...)`'s pieces start; `prefixes` holds every prefix of every
-    vocabulary string, so the scan from each start stops as soon as no string can match."""
+    """Where `reference.segment(token, vocab, ...)`'s pieces start; `prefixes` holds every prefix of every
+    vocabulary string, so the scan from each start stops as soon as no string can match.
+
+    >>> _boundaries("abcab", {"ab", "abc", "b"}, {"a", "ab", "abc", "b"})
+    [0, 3]
+    """
     starts = []
     start = 0
     size = len(token)
@@ -253,35 +86,6 @@ def _boundaries(token: str, vocab: set[str], prefixes: set[str]) -> list[int]:
             end += 1
         start = best
     return starts
-
-
-def encode_text(text: str, vocab: Sequence[str]) -> list[int]:
-    """The pure-Python t2t encoder: text -> ids (the twin of the graph encoder)."""
-    ids, alphabet, longest = _encoding_tables(tuple(vocab))
-    out = []
-    for token in split_text(text):
-        out += [ids[s] for s in segment(escape_token(token, alphabet), ids, longest)]
-    return out
-
-
-@functools.lru_cache(maxsize=4)
-def _encoding_tables(vocab: tuple[str, ...]) -> tuple[dict[str, int], frozenset[str], int]:
-    return subtoken_ids(vocab), alphabet_of(vocab), max(len(s) for s in vocab)
-
-
-def decode_ids(ids: Sequence[int], vocab: Sequence[str]) -> str:
-    """The pure-Python t2t decoder; ids outside [0, len(vocab)) decode to nothing."""
-    joined = "".join(vocab[i] if 0 <= i < len(vocab) else "" for i in ids)
-    tokens = [unescape_token(t + "_") for t in joined.split("_") if t]
-    return join_tokens([t for t in tokens if t])
-
-
-def subtoken_ids(vocab: Sequence[str]) -> dict[str, int]:
-    """subtoken -> id; a repeated subtoken gets its last id, empty strings none (as t2t)."""
-    return {s: i for i, s in enumerate(vocab) if s}
-
-
-# --- learning --------------------------------------------------------------------------------------
 
 
 class _Learner:
@@ -504,92 +308,3 @@ def _check_counts(token_counts: Mapping[str, int]) -> None:
     if not token_counts:
         raise ValueError("token_counts: empty; learn from a corpus with at least one non-empty line")
 
-
-# --- vocabulary files --------------------------------------------------------------------------------
-
-
-def format_vocab(subtokens: Sequence[str], *, add_single_quotes: bool = True) -> str:
-    """t2t's `store_to_file` format: one subtoken a line, in single quotes (bare with `add_single_quotes=False`).
-
-    A bare subtoken must read back as itself: one with a newline, white space
-    at either end, or the same quote at both ends (such as `'`) is a
-    ValueError, where tensor2tensor would write a file that loads differently.
-
-    >>> format_vocab(["<pad>_", "a"]), format_vocab(["<pad>_", "a"], add_single_quotes=False)
-    ("'<pad>_'\\n'a'\\n", '<pad>_\\na\\n')
-    """
-    if add_single_quotes:
-        return "".join(f"'{s}'\n" for s in subtokens)
-    lossy = [s for s in subtokens if "\n" in s or _read_line(s) != s]
-    if lossy:
-        raise ValueError(f"add_single_quotes: False cannot store {len(lossy)} subtoken(s) such as {lossy[:5]}: bare, "
-                         "they would not read back (white space at an end, wrapping quotes, a newline); "
-                         "store with add_single_quotes=True")
-    return "".join(f"{s}\n" for s in subtokens)
-
-
-def _read_line(line: str) -> str:
-    """One vocabulary line as t2t's loader reads it: stripped, then one pair of wrapping ' or " removed."""
-    s = line.strip()
-    if s[:1] in ("'", "\"") and s.endswith(s[0]):  # a lone quote too, as in t2t: it reads as ""
-        return s[1:-1]
-    return s
-
-
-def parse_vocab(text: str, *, source: str) -> list[str]:
-    """t2t's `load_from_file` reading: each line stripped (`str.strip()`), then one pair of wrapping ' or " removed.
-
-    Lines end at `\\n` only (a subtoken may contain other line breaks such as `\\r`).
-    Quoted (`store_to_file`'s default) and bare (`add_single_quotes=False`) lines both read.
-    """
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    subtokens = [_read_line(line) for line in lines]
-    if not any(subtokens):
-        raise ValueError(f"vocab: the {source} has no subtokens; pass a file written by store_to_file")
-    return subtokens
-
-
-TFDS_HEADER = "### SubwordTextEncoder"
-TFDS_METADATA = "### Metadata: "
-
-
-def is_tfds_vocab(text: str) -> bool:
-    """Whether a vocabulary file's text starts with tfds's header line."""
-    return text.split("\n", 1)[0] == TFDS_HEADER
-
-
-def format_tfds_vocab(subwords: Sequence[str]) -> str:
-    """tfds's `save_to_file` format: a header, a metadata line, then one subword a line in single quotes.
-
-    >>> format_tfds_vocab(["ab", "c_"])
-    "### SubwordTextEncoder\\n### Metadata: {}\\n'ab'\\n'c_'\\n"
-    """
-    bad = [s for s in subwords if "\n" in s]
-    if bad:
-        raise ValueError(f"subwords: {bad[:3]} contain a newline, which tfds's file format cannot hold "
-                         "(lines end at newlines); store them in the t2t format or learn from lines without newlines")
-    lines = [TFDS_HEADER, TFDS_METADATA + "{}", *(f"'{s}'" for s in subwords)]
-    return "\n".join(lines) + "\n"
-
-
-def parse_tfds_vocab(text: str, *, source: str) -> list[str]:
-    """tfds's `load_from_file` reading: after the header and the metadata, each line without its wrapping quotes.
-
-    Empty subwords are dropped (tfds drops them when it builds the encoder); no
-    subwords at all is valid (every character is then written as bytes).
-    """
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    if not lines or lines[0] != TFDS_HEADER:
-        raise ValueError(f"vocab: the {source} does not start with {TFDS_HEADER!r}; pass a file written by save_to_file")
-    if len(lines) < 2 or not lines[1].startswith(TFDS_METADATA):
-        raise ValueError(f"vocab: the {source} has no {TFDS_METADATA.strip()!r} line after its header; "
-                         "pass a file written by tfds's save_to_file")
-    unquoted = [i for i, line in enumerate(lines[2:], start=3) if len(line) < 2 or line[0] != "'" or line[-1] != "'"]
-    if unquoted:
-        raise ValueError(f"vocab: line {unquoted[0]} of the {source} is not a subword in single quotes: "
-                         f"{lines[unquoted[0] - 1]!r}; pass a file written by save_to_file")
-    return [line[1:-1] for line in lines[2:] if line[1:-1]]

@@ -32,14 +32,17 @@ those, except trailing zeros).
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Sequence
 
+import numpy as np
 import tensorflow as tf
 
-from tf_wordpiece.subword import graph as sg
-from tf_wordpiece.subword import learner as sl
 from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.shapes import value_rows
+from tf_wordpiece.subword import graph as sg
+from tf_wordpiece.subword.text import NUM_BYTES, TFDS_UNDERSCORE, is_mixed_alphanum, subtoken_ids
 
 UNDERSCORE, SPACE = 95, 32
 
@@ -47,7 +50,7 @@ UNDERSCORE, SPACE = 95, 32
 class TfdsGraph(tf.Module):
     """Tables and graph code for tfds's encoding of `subwords` (id n + 1 is subwords[n]).
 
-    encode: valid UTF-8 string [n] -> int64 RaggedTensor [n, ids].
+    encode: string [n] (invalid UTF-8 read as U+FFFD) -> int64 RaggedTensor [n, ids].
     decode: int64 RaggedTensor [n, ids] -> string [n].
     """
 
@@ -55,20 +58,22 @@ class TfdsGraph(tf.Module):
         super().__init__()
         self.subwords = [s for s in subwords if s]
         n = len(self.subwords)
-        self.vocab_size = 1 + n + sl.NUM_BYTES
-        ids = sl.subtoken_ids(self.subwords)
-        ids[sl.TFDS_UNDERSCORE] = n + UNDERSCORE  # always the byte of "_", even when it is a subword
+        self.vocab_size = 1 + n + NUM_BYTES
+        ids = subtoken_ids(self.subwords)
+        ids[TFDS_UNDERSCORE] = n + UNDERSCORE  # always the byte of "_", even when it is a subword
         self._table = _hash_table(ids)
         self._longest_from = ut.CodePointLookup(sg.longest_key_from(ids))
-        reserved = sorted({sl.TFDS_UNDERSCORE, *(s for s in self.subwords if sl.is_mixed_alphanum(s))})
+        reserved = sorted({TFDS_UNDERSCORE, *(s for s in self.subwords if is_mixed_alphanum(s))})
         self.reserved_tokens = reserved
         self._reserved = _hash_table({s: i for i, s in enumerate(reserved)})
         self._reserved_from = ut.CodePointLookup(sg.longest_key_from(reserved))
-        self._alnum = ut.CodePointLookup(sl.alnum_table("tfds"))
+        self._alnum = ut.CodePointLookup(word_table())
         shown = [s[:-1] + " " if s.endswith("_") else s for s in self.subwords]
-        self._texts = tf.constant([t.encode("utf-8") for t in shown] + [bytes([b]) for b in range(sl.NUM_BYTES)])
+        self._texts = tf.constant([t.encode("utf-8") for t in shown] + [bytes([b]) for b in range(NUM_BYTES)])
 
     def encode(self, strings: tf.Tensor) -> tf.RaggedTensor:
+        # The steps below cut at byte offsets of characters, so the text must be valid UTF-8 first.
+        strings = tf.strings.unicode_transcode(strings, "UTF-8", "UTF-8", errors="replace")
         tokens, rows = self._prepared_tokens(strings)
         unique, index = tf.unique(tokens)
         per_token = tf.gather(self._token_ids(unique), index)
@@ -118,13 +123,13 @@ class TfdsGraph(tf.Module):
         row = tf.gather(m.string, token_start)
         same_row_next = sg.following(row, -1) == row
         same_row_prev = (sg.previous(row) == row) & (tf.range(tf.size(row)) > 0)
-        undsc = tf.gather(match_start, token_start) & (text == sl.TFDS_UNDERSCORE)
+        undsc = tf.gather(match_start, token_start) & (text == TFDS_UNDERSCORE)
         space = text == " "
         skip = space & same_row_prev & ~sg.previous(undsc)
         suffix = tf.where(same_row_next & sg.following(space, False), "_", "")
         escaped = tf.strings.regex_replace(text, "_", "\\\\&undsc")
-        first = tf.where(undsc, sl.TFDS_UNDERSCORE[:2], tf.strings.join([escaped, suffix]))
-        second = tf.where(undsc, tf.strings.join([sl.TFDS_UNDERSCORE[2:], suffix]), "")
+        first = tf.where(undsc, TFDS_UNDERSCORE[:2], tf.strings.join([escaped, suffix]))
+        second = tf.where(undsc, tf.strings.join([TFDS_UNDERSCORE[2:], suffix]), "")
         both = tf.reshape(tf.stack([first, second], 1), [-1])
         both_rows = tf.reshape(tf.stack([row, row], 1), [-1])
         keep = (both != "") & tf.reshape(tf.stack([~skip, ~skip], 1), [-1])
@@ -152,6 +157,21 @@ class TfdsGraph(tf.Module):
         value = tf.where(tf.gather(matched, piece), tf.gather(ids, piece), n + tf.cast(byte, tf.int64)) + 1
         per_piece = pieces.with_flat_values(value)
         return tf.RaggedTensor.from_value_rowids(per_piece, token, nrows=tf.cast(tf.size(tokens), tf.int64)).merge_dims(1, 2)
+
+
+@functools.cache
+def word_table() -> np.ndarray:
+    """bool [0x110000]: the code points `re`'s `\\w` matches (letters, numbers and `_`): tfds's token runs.
+
+    >>> table = word_table()
+    >>> bool(table[ord("_")]), bool(table[ord("٣")]), bool(table[ord("-")])
+    (True, True, False)
+    """
+    # A space stands in for each surrogate: never a word character (and no valid UTF-8 text holds one).
+    chars = "".join(chr(c) if not 0xD800 <= c < 0xE000 else " " for c in range(ut.NUM_CODE_POINTS))
+    table = np.zeros(ut.NUM_CODE_POINTS, bool)
+    table[[m.start() for m in re.finditer(r"\w", chars)]] = True
+    return table
 
 
 def _hash_table(ids: dict[str, int]) -> tf.lookup.StaticHashTable:
