@@ -108,8 +108,6 @@ def _fail(args, error: Exception, *, option: str | None = None, aliases: dict[st
 
 
 def _learn(args, kept: list[str]) -> int:
-    import time
-
     from tf_wordpiece.files import check_file_output, looks_like_text_lines
 
     try:
@@ -121,23 +119,24 @@ def _learn(args, kept: list[str]) -> int:
         return _fail(args, e)
     import_tensorflow_quietly()
     from tf_wordpiece.learning import word_counts
-    from tf_wordpiece.bert.basic_tokenizer import tf_text_basic_tokenizer
+    from tf_wordpiece.learning.from_text import count_and_learn
+    from tf_wordpiece.vocab import write_vocab_file
 
     source = ", ".join(args.input) if args.input else args.tfds
     not_utf8: list[str] = []  # the first line that is not UTF-8, if any: reading stops there
     try:
         dataset = (word_counts.text_line_dataset(args.input, not_utf8=not_utf8) if args.input
                    else word_counts.tfds_text_dataset(args.tfds))
-        splitter = tf_text_basic_tokenizer(**bert_tokenizer_params(args))
-        start = time.perf_counter()
-        counts = word_counts.count_words(dataset, splitter, progress=True)
-        counted = time.perf_counter()
-        _check_counts(counts, source, not_utf8)
-        vocab, stats = _learn_vocab(counts, args)
+        learned = count_and_learn(dataset, vocab_size=args.vocab_size, reserved_tokens=args.reserved,
+                                  bert_tokenizer_params=bert_tokenizer_params(args), learn_params=learn_params(args),
+                                  strict=True, check_counts=lambda counts: _check_counts(counts, source, not_utf8),
+                                  progress=True)
+        write_vocab_file(args.out, learned.vocab, overwrite=args.overwrite, what="--out")
     except (ValueError, TypeError, FileExistsError) as e:
         return _fail(args, e, option="--input" if args.input else "--tfds")
     kept.append(args.out)
-    _print_learn_summary(args, vocab, counts, stats, source, seconds=(counted - start, time.perf_counter() - counted))
+    _print_learn_summary(args, learned.vocab, learned.counts, learned.stats, source,
+                         seconds=(learned.counting_seconds, learned.learning_seconds))
     return 0
 
 
@@ -150,15 +149,6 @@ def _check_counts(counts, source: str, not_utf8: list[str]) -> None:
                          "dataset's text as UTF-8")
     if not counts:
         raise ValueError(f"input: no words in {source} ({counts.lines} lines); is the corpus empty?")
-
-
-def _learn_vocab(counts, args) -> tuple[list[str], dict]:
-    from tf_wordpiece.learning.learner import learn_or_fail
-    from tf_wordpiece.vocab import write_vocab_file
-
-    vocab, stats = learn_or_fail(counts, args.vocab_size, args.reserved, **learn_params(args), progress=True)
-    write_vocab_file(args.out, vocab, overwrite=args.overwrite, what="--out")
-    return vocab, stats
 
 
 def _print_learn_summary(args, vocab, counts, stats, source: str, *, seconds: tuple[float, float]) -> None:

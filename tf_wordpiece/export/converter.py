@@ -16,13 +16,12 @@ from typing import Callable, Iterable, Sequence
 
 import tensorflow as tf
 
-from tf_wordpiece.bert.basic_tokenizer import tf_text_basic_tokenizer
 from tf_wordpiece.files import check_model_folder, check_zip_output, interrupts_deferred
-from tf_wordpiece.learning.learner import learn_or_fail
+from tf_wordpiece.learning.from_text import count_and_learn
 from tf_wordpiece.export.module import TutorialTokenizer
 from tf_wordpiece.progress import elapsed_time_bar, progress_bar
 from tf_wordpiece.vocab import write_vocab_file
-from tf_wordpiece.learning.word_counts import count_words, invalid_utf8_message, tfds_load_error
+from tf_wordpiece.learning.word_counts import invalid_utf8_message, tfds_load_error
 
 RESERVED_TOKENS = ["[PAD]", "[UNK]", "[START]", "[END]"]
 EMBEDDED_CORPUS = "pt_en_sample.tsv"  # Debian 12 gettext catalogs, pt/en pairs; see README
@@ -93,9 +92,8 @@ def learn_vocab(sentences: list[str], *, vocab_size: int, lower_case: bool = Tru
 
     A `vocab_size` below the reserved tokens plus the alphabet is a ValueError.
     """
-    dataset = tf.data.Dataset.from_tensor_slices(sentences).batch(1000)
-    counts = count_words(dataset, tf_text_basic_tokenizer(lower_case=lower_case))
-    return learn_or_fail(counts, vocab_size, RESERVED_TOKENS)[0]
+    return count_and_learn(sentences, vocab_size=vocab_size, reserved_tokens=RESERVED_TOKENS,
+                           bert_tokenizer_params={"lower_case": lower_case}, strict=True).vocab
 
 
 class Converter(tf.Module):

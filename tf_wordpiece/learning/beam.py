@@ -32,21 +32,29 @@ from apache_beam.metrics import Metrics, MetricsFilter  # noqa: E402
 from apache_beam.options.pipeline_options import PipelineOptions  # noqa: E402
 
 from tf_wordpiece.files import check_file_output, looks_like_text_lines  # noqa: E402
-from tf_wordpiece.learning.params import (add_learn_options, bert_tokenizer_params, learn_params,  # noqa: E402
-                                          size_notes, threshold_summary)
+from tf_wordpiece.learning.learner import check_learn_params, learn_with_stats  # noqa: E402
+from tf_wordpiece.learning.params import (add_learn_options, bert_tokenizer_params, checked_param_names,  # noqa: E402
+                                          learn_params, size_notes, threshold_summary)
 
 
 def learn_vocab(lines, *, vocab_size: int, reserved_tokens: list[str], bert_tokenizer_params: dict | None = None,
                 learn_params: dict | None = None):
-    """PCollection of text lines (bytes or str) -> PCollection of one element, the vocabulary (list of str)."""
+    """PCollection of text lines (bytes or str) -> PCollection of one element, the vocabulary (list of str).
+
+    The arguments are those of `from_text.count_and_learn`, checked as it checks
+    them (names and learning values here, before the pipeline runs; word
+    splitting values when the workers build the splitter).
+    """
+    tokenizer_params, learning = checked_param_names(bert_tokenizer_params, learn_params)
+    check_learn_params(vocab_size, reserved_tokens, learning)
     counts = (
         lines
         | "Batch" >> beam.BatchElements(min_batch_size=256, max_batch_size=1024)
-        | "CountWords" >> beam.ParDo(_CountWords(dict(bert_tokenizer_params or {})))
+        | "CountWords" >> beam.ParDo(_CountWords(tokenizer_params))
         | "SumCounts" >> beam.CombinePerKey(sum)
         | "AllCounts" >> beam.combiners.ToList()
     )
-    return counts | "Learn" >> beam.Map(_learn_from_counts, vocab_size, list(reserved_tokens), dict(learn_params or {}))
+    return counts | "Learn" >> beam.Map(_learn_from_counts, vocab_size, list(reserved_tokens), learning)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -139,7 +147,7 @@ def _metrics(result) -> dict:
 
 
 class _CountWords(beam.DoFn):
-    """A batch of lines -> (word, count) pairs; each worker builds the tokenizer once."""
+    """A batch of lines -> (word, count) pairs; each worker builds the splitter (`count_and_learn`'s) once."""
 
     def __init__(self, bert_tokenizer_params: dict):
         self.bert_tokenizer_params = bert_tokenizer_params
@@ -147,10 +155,10 @@ class _CountWords(beam.DoFn):
     def setup(self):
         import tensorflow as tf
 
-        from tf_wordpiece.bert.basic_tokenizer import tf_text_basic_tokenizer
+        from tf_wordpiece.learning.from_text import word_splitter
         from tf_wordpiece.learning.word_counts import batch_word_counter
 
-        counter = batch_word_counter(tf_text_basic_tokenizer(**self.bert_tokenizer_params))
+        counter = batch_word_counter(word_splitter(self.bert_tokenizer_params))
         self.count = tf.function(counter, input_signature=[tf.TensorSpec([None], tf.string)])
 
     def process(self, batch):
@@ -163,11 +171,9 @@ class _CountWords(beam.DoFn):
 
 
 def _learn_from_counts(pairs, vocab_size, reserved_tokens, learn_params):
-    from tf_wordpiece.learning.learner import learn
-
     ordered = sorted(pairs, key=lambda pair: (-pair[1], pair[0]))  # deterministic whatever order the workers sent
-    stats: dict = {}
-    vocab = learn(ordered, vocab_size, reserved_tokens, **learn_params, stats=stats)
+    vocab, stats = learn_with_stats(ordered, vocab_size=vocab_size, reserved_tokens=reserved_tokens,
+                                    learn_params=learn_params)
     Metrics.counter(_METRICS, "distinct_words").inc(len(ordered))
     Metrics.counter(_METRICS, "words").inc(stats["words"])
     Metrics.counter(_METRICS, "tokens").inc(len(vocab))

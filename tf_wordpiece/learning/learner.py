@@ -24,6 +24,9 @@ round only needs the suffixes at the split points, and round 0 (every
 position is a split point) is the same for every threshold. Substrings are
 numbered exactly (a trie built level by level with NumPy, no hashing), and
 the greedy splitting of all words runs as array operations.
+
+NumPy only: this module does not import TensorFlow. Splitting text into words
+and counting them (TensorFlow) is `tf_wordpiece.learning.from_text`.
 """
 
 from __future__ import annotations
@@ -32,12 +35,9 @@ import warnings
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
-import tensorflow as tf
 
-from tf_wordpiece.bert.basic_tokenizer import tf_text_basic_tokenizer
-from tf_wordpiece.learning.params import LearnParams
+from tf_wordpiece.learning.params import LearnParams, checked_param_names
 from tf_wordpiece.progress import progress_bar
-from tf_wordpiece.learning.word_counts import count_words
 
 
 def learn(
@@ -119,21 +119,49 @@ def learn(
     return vocab
 
 
-def learn_or_fail(word_counts, vocab_size: int, reserved_tokens: Sequence[str], **params) -> tuple[list[str], dict]:
-    """`learn` for the commands: returns the vocabulary and `learn`'s stats.
+def learn_with_stats(
+    word_counts: Mapping[str, int] | Iterable[tuple[str, int]],
+    *,
+    vocab_size: int,
+    reserved_tokens: Sequence[str],
+    learn_params: Mapping | None = None,
+    strict: bool = False,
+    progress: bool = False,
+) -> tuple[list[str], dict]:
+    """`learn(word_counts, vocab_size, reserved_tokens, **learn_params)`; returns the vocabulary and `learn`'s stats.
 
-    A `vocab_size` below the reserved tokens plus the alphabet is a ValueError
-    instead of a warning; a result above the target (tensorflow_text's too) is
-    returned without a warning, for the command to explain (`learn_params.size_notes`).
+    `learn_params` keys are checked first (a TypeError names unknown ones).
+    With `strict` (the commands), a `vocab_size` below the reserved tokens plus
+    the alphabet is a ValueError instead of a warning, and a result above the
+    target (tensorflow_text's too) is returned without a warning, for the
+    command to explain (`params.size_notes`).
+
+    >>> vocab, stats = learn_with_stats({"low": 5, "lower": 2}, vocab_size=3, reserved_tokens=["[UNK]"], strict=True)
+    Traceback (most recent call last):
+    ValueError: vocab_size: 3 is smaller than the reserved tokens plus the alphabet (with its joined copies), which alone are 11 tokens; raise vocab_size or lower max_unique_chars
     """
+    _, learn_params = checked_param_names(None, learn_params)
     stats: dict = {}
+    if not strict:
+        return learn(word_counts, vocab_size, reserved_tokens, **learn_params, progress=progress, stats=stats), stats
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        vocab = learn(word_counts, vocab_size, reserved_tokens, **params, stats=stats)
+        vocab = learn(word_counts, vocab_size, reserved_tokens, **learn_params, progress=progress, stats=stats)
     too_small = too_small_message(stats, vocab_size)
     if too_small:
         raise ValueError(too_small)
     return vocab, stats
+
+
+def check_learn_params(vocab_size: int, reserved_tokens: Sequence[str], learn_params: Mapping | None = None) -> None:
+    """The checks `learn` makes of its arguments, before any counting: a TypeError or ValueError naming the argument.
+
+    >>> check_learn_params(8000, ["[UNK]"], {"lower_thresh": 0})
+    Traceback (most recent call last):
+    ValueError: lower_thresh: expected an int >= 1 or None, got 0; a threshold below 1 keeps every substring
+    """
+    _, learn_params = checked_param_names(None, learn_params)
+    _check_params(LearnParams(**learn_params), vocab_size, reserved_tokens)
 
 
 def too_small_message(stats: dict, vocab_size: int) -> str | None:
@@ -145,55 +173,6 @@ def too_small_message(stats: dict, vocab_size: int) -> str | None:
         return None
     return (f"vocab_size: {vocab_size} is smaller than the reserved tokens plus the alphabet (with its joined "
             f"copies), which alone are {stats['minimum_size']} tokens; raise vocab_size or lower max_unique_chars")
-
-
-def bert_vocab_from_dataset(
-    dataset: tf.data.Dataset,
-    vocab_size: int,
-    reserved_tokens: Sequence[str],
-    bert_tokenizer_params: dict | None = None,
-    learn_params: dict | None = None,
-    *,
-    progress: bool = False,
-    stats: dict | None = None,
-) -> list[str]:
-    """Learns a vocabulary from a dataset of text, as `tensorflow_text`'s `bert_vocab_from_dataset` does.
-
-    The text is split into words by the basic tokenizer of
-    `BertTokenizer(compat="tf_text", **bert_tokenizer_params)`, the words are
-    counted and `learn(counts, vocab_size, reserved_tokens, **learn_params)`
-    runs. Use the same `bert_tokenizer_params` for the BertTokenizer.
-
-    Args:
-      dataset: elements are tf.string tensors of any shape.
-      vocab_size: the target (maximum) vocabulary size.
-      reserved_tokens: tokens placed first, e.g. ["[PAD]", "[UNK]", "[START]", "[END]"].
-      bert_tokenizer_params: `lower_case`, `keep_whitespace`, `normalization_form`,
-        `preserve_unused_token`.
-      learn_params: other arguments of `learn`.
-      progress: progress bars for counting and for the threshold search.
-      stats: if given, filled as `learn` fills it.
-
-    Returns:
-      The vocabulary, a list of strings (line n of vocab.txt is id n).
-
-    >>> lines = ["Low lower lowest.", "New newer newest!", "Wide wider widest", "low new wide"] * 5
-    >>> vocab = bert_vocab_from_dataset(tf.data.Dataset.from_tensor_slices(lines), 30, ["[UNK]"],
-    ...                                 {"lower_case": True}, {"lower_thresh": 1})
-    >>> vocab[13:18]  # after [UNK] and the alphabet: the learned tokens, most frequent first
-    ['##er', '##est', 'low', 'new', 'wide']
-    """
-    tokenizer_params = dict(bert_tokenizer_params or {})
-    unknown = sorted(set(tokenizer_params) - {"lower_case", "keep_whitespace", "normalization_form", "preserve_unused_token"})
-    if unknown:
-        raise TypeError(f"bert_tokenizer_params: unknown {unknown}; expected lower_case, keep_whitespace, "
-                        "normalization_form, preserve_unused_token")
-    learn_params = dict(learn_params or {})
-    unknown = sorted(set(learn_params) - set(LearnParams._fields))
-    if unknown:
-        raise TypeError(f"learn_params: unknown {unknown}; expected some of {list(LearnParams._fields)}")
-    counts = count_words(dataset, tf_text_basic_tokenizer(**tokenizer_params), progress=progress)
-    return learn(counts, vocab_size, reserved_tokens, **learn_params, progress=progress, stats=stats)
 
 
 def _check_params(params: LearnParams, vocab_size, reserved_tokens) -> None:
@@ -439,3 +418,12 @@ def _run_starts(values: np.ndarray) -> np.ndarray:
     starts = np.ones(values.size, bool)
     starts[1:] = values[1:] != values[:-1]
     return starts
+
+
+def __getattr__(name: str):
+    """`bert_vocab_from_dataset` (TensorFlow) lives in `tf_wordpiece.learning.from_text`: imported on first use only."""
+    if name == "bert_vocab_from_dataset":
+        from tf_wordpiece.learning.from_text import bert_vocab_from_dataset
+
+        return bert_vocab_from_dataset
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,7 +6,7 @@ No TensorFlow here: `tf-wordpiece learn --help` shows these without importing it
 from __future__ import annotations
 
 import argparse
-from typing import NamedTuple
+from typing import Mapping, NamedTuple
 
 
 class LearnParams(NamedTuple):
@@ -21,6 +21,27 @@ class LearnParams(NamedTuple):
     slack_ratio: float = 0.05
     include_joiner_token: bool = True
     joiner: str = "##"
+
+
+BERT_TOKENIZER_PARAMS = ("lower_case", "keep_whitespace", "normalization_form", "preserve_unused_token")
+
+
+def checked_param_names(bert_tokenizer_params: Mapping | None, learn_params: Mapping | None) -> tuple[dict, dict]:
+    """Copies of `bert_vocab_from_dataset`'s two option dicts (None: empty); a TypeError names unknown keys.
+
+    >>> checked_param_names({"lowercase": True}, None)
+    Traceback (most recent call last):
+    TypeError: bert_tokenizer_params: unknown ['lowercase']; expected lower_case, keep_whitespace, normalization_form, preserve_unused_token
+    """
+    tokenizer_params = dict(bert_tokenizer_params or {})
+    unknown = sorted(set(tokenizer_params) - set(BERT_TOKENIZER_PARAMS))
+    if unknown:
+        raise TypeError(f"bert_tokenizer_params: unknown {unknown}; expected {', '.join(BERT_TOKENIZER_PARAMS)}")
+    learning = dict(learn_params or {})
+    unknown = sorted(set(learning) - set(LearnParams._fields))
+    if unknown:
+        raise TypeError(f"learn_params: unknown {unknown}; expected some of {list(LearnParams._fields)}")
+    return tokenizer_params, learning
 
 
 def add_learn_options(parser: argparse.ArgumentParser) -> None:
