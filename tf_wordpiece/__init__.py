@@ -1,38 +1,28 @@
 """tf_wordpiece: WordPiece tokenization for TensorFlow in core ops only.
 
-This is the public API. Names are imported on first use, so that
-`import tf_wordpiece` (and the command line's `--help`) does not load
-TensorFlow until a tokenizer or learner is asked for.
+The public API is listed once, in `__init__.pyi` (what type checkers read).
+Its names are imported on first use, so that `import tf_wordpiece` (and the
+command line's `--help`) does not load TensorFlow until a tokenizer or
+learner is asked for (the lazy-loading pattern of Scientific Python's SPEC 1).
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # the explicit re-exports, for type checkers and readers
-    from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer as BasicTokenizer
-    from tf_wordpiece.bert.tokenizer import BertTokenizer as BertTokenizer
-    from tf_wordpiece.learning.learner import bert_vocab_from_dataset as bert_vocab_from_dataset
-    from tf_wordpiece.learning.learner import learn as learn
-    from tf_wordpiece.export.module import CustomTokenizer as CustomTokenizer
-    from tf_wordpiece.subword.encoder import SubwordTextEncoder as SubwordTextEncoder
-    from tf_wordpiece.vocab import Vocab as Vocab
-    from tf_wordpiece.bert.wordpiece import WordpieceTokenizer as WordpieceTokenizer
+import pathlib
 
 __version__ = "0.1.0"
 
-_PUBLIC = {
-    "BasicTokenizer": "tf_wordpiece.bert.basic_tokenizer",
-    "BertTokenizer": "tf_wordpiece.bert.tokenizer",
-    "CustomTokenizer": "tf_wordpiece.export.module",
-    "SubwordTextEncoder": "tf_wordpiece.subword.encoder",
-    "Vocab": "tf_wordpiece.vocab",
-    "WordpieceTokenizer": "tf_wordpiece.bert.wordpiece",
-    "bert_vocab_from_dataset": "tf_wordpiece.learning.learner",
-    "learn": "tf_wordpiece.learning.learner",
-}
 
+def _public_names() -> dict[str, str]:
+    """name -> module, from the stub's `from module import name as name` lines (a small file, parsed once)."""
+    stub = ast.parse((pathlib.Path(__file__).parent / "__init__.pyi").read_text(encoding="utf-8"))
+    return {alias.asname or alias.name: node.module for node in stub.body if isinstance(node, ast.ImportFrom)
+            for alias in node.names}
+
+
+_PUBLIC = _public_names()
 __all__ = [*_PUBLIC, "__version__"]
 
 

@@ -28,9 +28,8 @@ import tensorflow as tf
 
 from tf_wordpiece.bert.keras_hub_compat import KerasHubWordPiece
 from tf_wordpiece.bert.tokenizer import BertTokenizer
-from tf_wordpiece.export.module import pack_segments, round_robin_trim
-from tf_wordpiece.bert.post_processors import Segment, truncate
-from tf_wordpiece.shapes import map_over_strings
+from tf_wordpiece.bert.packing import FixedLengthTemplate
+from tf_wordpiece.bert.post_processors import Segment
 from tf_wordpiece.vocab import read_vocab_file
 
 TEMPLATES = ("tf_text", "hf")
@@ -128,13 +127,7 @@ class WordPieceTokenizer(keras.layers.Layer):
     def call(self, inputs):
         one_row = not isinstance(inputs, tf.RaggedTensor) and inputs.shape.rank == (0 if self.split else 1)
         strings = inputs[None] if one_row else inputs
-        if self.compat != "keras_hub":
-            ids = self._tokenizer.tokenize(strings).merge_dims(-2, -1)
-        else:
-            ids, = map_over_strings(strings, "inputs", lambda flat: (self._tokenizer.tokenize_flat(flat),))
-            if not self.split:  # words [..., words] -> [..., words, pieces] -> [..., pieces]
-                ids = ids.merge_dims(-2, -1)
-        ids = tf.cast(ids, self.dtype)
+        ids = tf.cast(self._tokenizer.tokenize(strings).merge_dims(-2, -1), self.dtype)  # [..., words, pieces]
         if self.sequence_length is not None:
             ids = ids.to_tensor(default_value=0, shape=[None, self.sequence_length])
         return ids[0] if one_row else ids
@@ -232,19 +225,12 @@ class BertInputsPacker(keras.layers.Layer):
             raise ValueError(f"inputs: expected one or two segments, got {len(segments)}")
         segments = [s if isinstance(s, tf.RaggedTensor) else tf.RaggedTensor.from_tensor(s, padding=self.pad_id)
                     for s in segments]
-        segments = [tf.cast(s, tf.int64) for s in segments]
-        budget = self.sequence_length - 1 - len(segments)
-        if self.template == "tf_text":
-            segments = round_robin_trim(segments, budget)
-        else:
-            first = Segment(segments[0], segments[0], segments[0])
-            second = Segment(segments[1], segments[1], segments[1]) if len(segments) == 2 else None
-            cut = truncate(first, second, budget, "longest_first")
-            segments = [cut[0].ids] + ([cut[1].ids] if second is not None else [])
-        packed = pack_segments(segments, seq_length=self.sequence_length, cls_id=self.cls_id, sep_id=self.sep_id,
-                               pad_id=self.pad_id)
-        return {"token_ids": packed["input_word_ids"], "segment_ids": packed["input_type_ids"],
-                "padding_mask": tf.cast(packed["input_mask"], tf.bool)}
+        segments = [Segment.from_ids(tf.cast(s, tf.int64)) for s in segments]
+        trimming = "round_robin" if self.template == "tf_text" else "longest_first"
+        template = FixedLengthTemplate(cls_id=self.cls_id, sep_id=self.sep_id, pad_id=self.pad_id, trimming=trimming)
+        enc = template.pack(segments, seq_length=self.sequence_length)
+        return {"token_ids": tf.cast(enc.ids, tf.int32), "segment_ids": tf.cast(enc.type_ids, tf.int32),
+                "padding_mask": tf.cast(enc.attention_mask, tf.bool)}
 
     def compute_output_spec(self, inputs):
         first = inputs[0] if isinstance(inputs, (list, tuple)) else inputs

@@ -13,10 +13,11 @@ import textwrap
 import numpy as np
 import pytest
 import tensorflow as tf
-from conftest import VOCAB
+from helpers.data import VOCAB
 
 from tf_wordpiece.export import converter
-from tf_wordpiece.export.module import CustomTokenizer, round_robin_trim
+from tf_wordpiece.bert.packing import round_robin_lengths
+from tf_wordpiece.export.module import CustomTokenizer
 
 text = pytest.importorskip("tensorflow_text")
 
@@ -92,9 +93,9 @@ def test_bert_inputs(module):
 def test_round_robin_trim_matches_tensorflow_text(budget):
     rng = np.random.default_rng(budget)
     segments = [tf.ragged.constant([list(range(n)) for n in rng.integers(0, 9, size=12)], dtype=tf.int64) for _ in range(2)]
-    ours = round_robin_trim(segments, budget)
+    ours = round_robin_lengths(segments, budget).numpy().T.tolist()
     theirs = text.RoundRobinTrimmer(max_seq_length=budget).trim(segments)
-    assert [t.to_list() for t in ours] == [t.to_list() for t in theirs]
+    assert ours == [t.row_lengths().numpy().tolist() for t in theirs]
 
 
 def test_saved_model_moves_loads_without_tensorflow_text_and_has_core_ops_only(module, tmp_path):

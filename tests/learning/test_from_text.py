@@ -40,7 +40,6 @@ def test_lines_and_datasets_learn_the_same_vocabulary():
 
 def test_bert_vocab_from_dataset_is_the_public_one_and_fills_stats():
     assert twp.bert_vocab_from_dataset is from_text.bert_vocab_from_dataset
-    assert learner.bert_vocab_from_dataset is from_text.bert_vocab_from_dataset  # the old path, imported lazily
     stats: dict = {}
     twp.bert_vocab_from_dataset(tf.data.Dataset.from_tensor_slices(LINES), 60, [], None, {"lower_thresh": 2}, stats=stats)
     assert {"words", "threshold", "search_steps", "search_range", "minimum_size"} <= set(stats)

@@ -8,6 +8,7 @@ from typing import NamedTuple
 import numpy as np
 import tensorflow as tf
 
+from tf_wordpiece.base import TokenizerWithOffsets
 from tf_wordpiece.bert import normalizers
 from tf_wordpiece.bert import pre_tokenizers
 from tf_wordpiece import unicode_tables as ut
@@ -41,7 +42,7 @@ class Words(NamedTuple):
     added: tf.Tensor
 
 
-class BasicTokenizer(tf.Module):
+class BasicTokenizer(TokenizerWithOffsets):
     """Splits strings into normalized words.
 
     Shape transformation: `[...] => [..., words]`. Offsets are byte offsets

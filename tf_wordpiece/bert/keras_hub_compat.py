@@ -27,24 +27,26 @@ import numpy as np
 import tensorflow as tf
 
 from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.base import Tokenizer
 from tf_wordpiece.bert import normalizers
 from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
 from tf_wordpiece.bert.composition import Composer
 from tf_wordpiece.bert.normalizers import Normalizer
 from tf_wordpiece.bert.pre_tokenizers import PreTokenizer
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
-from tf_wordpiece.shapes import rows_of_values, rows_to_splits, value_rows
+from tf_wordpiece.shapes import map_over_strings, rows_of_values, rows_to_splits
 from tf_wordpiece.vocab import VocabLike
 
 # FastWordpieceTokenizer's default word limit, which keras-hub keeps.
 MAX_BYTES_PER_WORD = 100
 
 
-class KerasHubWordPiece(tf.Module):
+class KerasHubWordPiece(Tokenizer):
     """Strings -> WordPiece ids as keras-hub's `WordPieceTokenizer` gives them (words and pieces merged).
 
-    Shapes: with `split`, strings [n] -> int64 [n, (pieces)]; without it,
-    words [n] -> int64 [n, (pieces)] (each input is one word).
+    Shapes: with `split`, strings [...] -> int64 [..., (words), (pieces)];
+    without it, words [..., words] -> int64 [..., words, (pieces)] (each input
+    is one word). keras-hub's output is this with the last two axes merged.
 
     Args:
       vocab: vocab.txt path or list of tokens (line n is id n).
@@ -52,8 +54,8 @@ class KerasHubWordPiece(tf.Module):
         oov_token: keras-hub's arguments, with its defaults.
 
     >>> tok = KerasHubWordPiece(["[UNK]", "the", "qu", "##ick", "fox", ".", "uber"], lowercase=True, strip_accents=True)
-    >>> tok.tokenize_flat(tf.constant(["The quick fox.", "Über"])).to_list()
-    [[1, 2, 3, 4, 5], [6]]
+    >>> tok.tokenize(["The quick fox.", "Über"]).to_list()
+    [[[1], [2, 3], [4], [5]], [[6]]]
     """
 
     def __init__(self, vocab: VocabLike, *, lowercase: bool = False, strip_accents: bool = False, split: bool = True,
@@ -71,22 +73,23 @@ class KerasHubWordPiece(tf.Module):
         self.wordpiece = WordpieceTokenizer(vocab, suffix_indicator=suffix_indicator, unknown_token=oov_token,
                                             max_bytes_per_word=MAX_BYTES_PER_WORD)
 
-    def tokenize_flat(self, strings: tf.Tensor) -> tf.RaggedTensor:
-        """string [n] -> int64 [n, (pieces)]."""
-        strings = tf.convert_to_tensor(strings, tf.string)
+    def tokenize(self, strings) -> tf.RaggedTensor:
+        """See the shapes above."""
+        return map_over_strings(strings, "strings", lambda flat: (self._tokenize_flat(flat),))[0]
+
+    def _tokenize_flat(self, strings: tf.Tensor) -> tf.RaggedTensor:
+        """string [n] -> int64 [n, (words), (pieces)] with `split`, else words [n] -> int64 [n, (pieces)]."""
         if self.strip_accents:
             strings = self._strip_accents(strings)
-        if self.split:
-            words = self._splitter.split(strings)
-            text, row = words.text, words.row
-        else:
-            text, row = strings, tf.range(tf.size(strings, out_type=tf.int64))
+        words = self._splitter.split(strings) if self.split else None
+        text = strings if words is None else words.text
         if self.lowercase:
             text = self._fold(text)
-        pieces = self.wordpiece.tokenize_flat(text).ids
-        piece_row = tf.gather(row, value_rows(pieces))
-        return tf.RaggedTensor.from_row_splits(pieces.flat_values, rows_to_splits(piece_row, tf.size(strings,
-                                               out_type=tf.int64)), validate=False)
+        pieces = self.wordpiece.tokenize_flat(text).ids  # [words, (pieces)]
+        if words is None:
+            return pieces
+        splits = rows_to_splits(words.row, tf.size(strings, out_type=tf.int64))
+        return tf.RaggedTensor.from_row_splits(pieces, splits, validate=False)
 
     def _strip_accents(self, strings: tf.Tensor) -> tf.Tensor:
         """NFD (per code point, then canonical ordering), then every `\\p{Mn}` deleted: string [n] -> [n]."""

@@ -33,6 +33,12 @@ class Segment(NamedTuple):
     end: tf.RaggedTensor
     word: tf.RaggedTensor | None = None
 
+    @classmethod
+    def from_ids(cls, ids: tf.RaggedTensor) -> "Segment":
+        """Ids alone (offsets 0, words unknown): what packing ids from elsewhere needs."""
+        zeros = tf.zeros_like(ids)
+        return cls(ids, zeros, zeros)
+
 
 class Encoding(NamedTuple):
     """The model inputs of a batch, like Hugging Face's `Encoding`.

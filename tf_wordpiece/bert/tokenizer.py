@@ -8,6 +8,7 @@ from typing import Sequence
 
 import tensorflow as tf
 
+from tf_wordpiece.base import Detokenizer, TokenizerWithOffsets
 from tf_wordpiece.bert import space_chunks
 from tf_wordpiece.bert.added_tokens import AddedToken, AddedTokens
 from tf_wordpiece.bert.decoders import WordPieceDecoder, hf_wordpiece_decode
@@ -25,7 +26,7 @@ CORES = ("string", "numeric", "xla")
 _BERT_DECODER = object()
 
 
-class BertTokenizer(tf.Module):
+class BertTokenizer(TokenizerWithOffsets, Detokenizer):
     """BERT tokenization: normalize, split into words, split words into WordPiece ids.
 
     A drop-in for `tensorflow_text.BertTokenizer` (`compat="tf_text"`) or for

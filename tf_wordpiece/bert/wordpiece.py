@@ -13,6 +13,7 @@ import numpy as np
 import tensorflow as tf
 
 from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.base import Detokenizer, TokenizerWithOffsets
 from tf_wordpiece.chains import follow
 from tf_wordpiece.bert.linmaxmatch import LinMaxMatcher
 from tf_wordpiece.shapes import as_ids, gather_in_rows, map_over_strings, rows_and_positions, rows_to_splits, value_rows
@@ -55,7 +56,7 @@ _WHOLE_WORD, _UNKNOWN_CHARACTER = -2, -3
 _UNKNOWN_CHARACTER_BITS = 0xFFFFFFFD  # the same in the low 32 bits of a packed (end << 32 | id)
 
 
-class WordpieceTokenizer(tf.Module):
+class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
     """Splits words into the longest vocabulary pieces, left to right.
 
     Non-initial pieces carry `suffix_indicator`. A word with a position where no

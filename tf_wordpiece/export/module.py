@@ -12,8 +12,10 @@ from typing import Sequence
 
 import tensorflow as tf
 
+from tf_wordpiece.base import Detokenizer, Tokenizer
 from tf_wordpiece.bert.tokenizer import BertTokenizer
-from tf_wordpiece.bert.post_processors import TemplateProcessing, head
+from tf_wordpiece.bert.packing import FixedLengthTemplate
+from tf_wordpiece.bert.post_processors import Segment, TemplateProcessing
 from tf_wordpiece.shapes import map_over_strings, merge_words, wrap_flat_rows, wrap_rows
 from tf_wordpiece.vocab import read_vocab_file
 
@@ -27,7 +29,7 @@ BYTES = tf.TensorSpec([None], tf.uint8, name="bytes")
 ROW_LENGTHS = tf.TensorSpec([None], tf.int32, name="row_lengths")
 
 
-class TutorialTokenizer(tf.Module):
+class TutorialTokenizer(Tokenizer, Detokenizer):
     """The subword tutorial's tokenizer: BERT WordPiece plus [START]/[END], as a tf.Module.
 
     The methods of the tutorial's `CustomTokenizer`, and a serving signature;
@@ -268,80 +270,18 @@ class CustomTokenizer(TutorialTokenizer):
         """compat="hf": Hugging Face's template, longest_first truncation and padding to seq_length."""
         enc = self.tokenizer.encode(first, second, truncation="longest_first", max_length=self.seq_length,
                                     padding="max_length")
-        names = {"input_word_ids": enc.ids, "input_mask": enc.attention_mask, "input_type_ids": enc.type_ids}
-        return {name: tf.cast(t, tf.int32) for name, t in names.items()}
+        return self._bert_inputs(enc)
 
     def _segment(self, strings):
         return tf.cast(merge_words(self.tokenizer.tokenize(strings)), tf.int64)
 
     def _pack(self, segments):
-        budget = self.seq_length - 1 - len(segments)  # [CLS] and one [SEP] per segment
-        return pack_segments(round_robin_trim(segments, budget), seq_length=self.seq_length, cls_id=self._cls,
-                             sep_id=self._sep, pad_id=self._pad)
+        template = FixedLengthTemplate(cls_id=self._cls, sep_id=self._sep, pad_id=self._pad)
+        enc = template.pack([Segment.from_ids(s) for s in segments], seq_length=self.seq_length)
+        return self._bert_inputs(enc)
 
-def pack_segments(segments: list[tf.RaggedTensor], *, seq_length: int, cls_id: int, sep_id: int,
-                  pad_id: int) -> dict:
-    """`[CLS] a [SEP] (b [SEP])` written straight into dense int32 [batch, seq_length] rows.
-
-    `segments` (int64 [batch, (tokens)] each) must already fit: at most
-    seq_length - 1 - len(segments) tokens per row in all. Returns
-    {"input_word_ids", "input_mask", "input_type_ids"}; type ids 0 for [CLS],
-    the first segment and its [SEP], 1 for the second and its [SEP]. Dense
-    position arithmetic (no ragged concat), so that TFLite converts and runs it.
-
-    >>> out = pack_segments([tf.ragged.constant([[7, 8]], tf.int64), tf.ragged.constant([[9]], tf.int64)],
-    ...                     seq_length=7, cls_id=1, sep_id=2, pad_id=0)
-    >>> [out[k].numpy().tolist()[0] for k in ("input_word_ids", "input_mask", "input_type_ids")]
-    [[1, 7, 8, 2, 9, 2, 0], [1, 1, 1, 1, 1, 1, 0], [0, 0, 0, 0, 1, 1, 0]]
-    """
-    position = tf.range(seq_length, dtype=tf.int64)[None, :]  # [1, seq_length]
-    batch = segments[0].nrows()
-    ids = tf.where(position == 0, tf.constant(cls_id, tf.int64), tf.constant(pad_id, tf.int64))
-    ids = tf.tile(ids, tf.stack([batch, tf.constant(1, batch.dtype)]))
-    types = tf.zeros_like(ids)
-    start = tf.ones([batch, 1], tf.int64)  # where the current segment begins
-    row = tf.range(batch)[:, None]
-    for type_id, segment in enumerate(segments):
-        length = segment.row_lengths()[:, None]
-        dense = segment.to_tensor(default_value=0, shape=tf.stack([batch, tf.constant(seq_length, batch.dtype)]))
-        inside = (position >= start) & (position < start + length)
-        at = tf.clip_by_value(position - start, 0, seq_length - 1) + row * seq_length
-        ids = tf.where(inside, tf.gather(tf.reshape(dense, [-1]), at), ids)
-        ids = tf.where(position == start + length, tf.constant(sep_id, tf.int64), ids)
-        types = tf.where((position >= start) & (position <= start + length), tf.constant(type_id, tf.int64), types)
-        start += length + 1
-    return {
-        "input_word_ids": tf.cast(ids, tf.int32),
-        "input_mask": tf.cast(position < start, tf.int32),
-        "input_type_ids": tf.cast(types, tf.int32),
-    }
-
-
-def round_robin_trim(segments: list[tf.RaggedTensor], budget: int) -> list[tf.RaggedTensor]:
-    """Keeps at most `budget` tokens per row across segments, taking one from each in turn.
-
-    Like tensorflow_text.RoundRobinTrimmer: every segment keeps min(its length,
-    L) for the largest fair level L that fits, and the tokens left over go one
-    each to the first segments that have more.
-
-    >>> a, b = tf.ragged.constant([[1, 2, 3, 4, 5]]), tf.ragged.constant([[6, 7]])
-    >>> [t.to_list() for t in round_robin_trim([a, b], 5)]
-    [[[1, 2, 3]], [[6, 7]]]
-    >>> [t.to_list() for t in round_robin_trim([a, a], 5)]
-    [[[1, 2, 3]], [[1, 2]]]
-    """
-    lengths = tf.stack([s.row_lengths() for s in segments], axis=1)  # [batch, segments]
-    rounds = int(budget).bit_length() + 1  # binary search for the level
-    budget = tf.constant(budget, tf.int64)
-    low = tf.zeros_like(lengths[:, 0])
-    high = tf.fill(tf.shape(low), budget)
-    for _ in range(rounds):
-        mid = (low + high + 1) // 2
-        fits = tf.reduce_sum(tf.minimum(lengths, mid[:, None]), axis=1) <= budget
-        low, high = tf.where(fits, mid, low), tf.where(fits, high, mid - 1)
-    keep = tf.minimum(lengths, low[:, None])
-    left = budget - tf.reduce_sum(keep, axis=1)
-    longer = lengths > keep
-    rank = tf.cumsum(tf.cast(longer, tf.int64), axis=1, exclusive=True)
-    keep += tf.cast(longer & (rank < left[:, None]), tf.int64)
-    return [head(s, keep[:, i]) for i, s in enumerate(segments)]
+    @staticmethod
+    def _bert_inputs(enc) -> dict:
+        """An Encoding as the BERT encoders' int32 inputs (TF Hub / Model Garden names)."""
+        names = {"input_word_ids": enc.ids, "input_mask": enc.attention_mask, "input_type_ids": enc.type_ids}
+        return {name: tf.cast(t, tf.int32) for name, t in names.items()}

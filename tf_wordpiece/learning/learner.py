@@ -419,11 +419,3 @@ def _run_starts(values: np.ndarray) -> np.ndarray:
     starts[1:] = values[1:] != values[:-1]
     return starts
 
-
-def __getattr__(name: str):
-    """`bert_vocab_from_dataset` (TensorFlow) lives in `tf_wordpiece.learning.from_text`: imported on first use only."""
-    if name == "bert_vocab_from_dataset":
-        from tf_wordpiece.learning.from_text import bert_vocab_from_dataset
-
-        return bert_vocab_from_dataset
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

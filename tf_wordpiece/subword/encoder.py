@@ -33,6 +33,7 @@ from typing import Iterable, Sequence
 
 import tensorflow as tf
 
+from tf_wordpiece.base import Detokenizer, Tokenizer
 from tf_wordpiece.shapes import PythonEntry, as_ids, as_strings
 from tf_wordpiece.subword import formats, learner
 from tf_wordpiece.subword.t2t import T2tGraph
@@ -42,7 +43,7 @@ from tf_wordpiece.subword.tfds import TfdsGraph
 STRING_BATCH = tf.TensorSpec([None], tf.string)
 
 
-class SubwordTextEncoder(tf.Module):
+class SubwordTextEncoder(Tokenizer, Detokenizer):
     """tensor2tensor's SubwordTextEncoder as a tf.Module: `encode`, `decode`, `vocab_size`.
 
     Args:
@@ -166,6 +167,14 @@ class SubwordTextEncoder(tf.Module):
         if not isinstance(ids, tf.RaggedTensor):
             ids = tf.RaggedTensor.from_tensor(ids)
         return self._graph.decode(ids)
+
+    def tokenize(self, strings):
+        """The `Tokenizer` interface: `encode(strings)`."""
+        return self.encode(strings)
+
+    def detokenize(self, token_ids):
+        """The `Detokenizer` interface: `decode(token_ids)`."""
+        return self.decode(token_ids)
 
     @tf.function(input_signature=[])
     def vocab_size(self):
