@@ -55,6 +55,38 @@ def scalar_as_batch(values, name: str):
     return strings
 
 
+def as_string_batch(values, name: str) -> tuple[tf.Tensor, bool]:
+    """string [batch] or scalar -> (string [batch], whether it was a scalar)."""
+    strings = as_strings(values, name)
+    if isinstance(strings, tf.RaggedTensor) or strings.shape.rank not in (0, 1):
+        raise ValueError(f"{name}: expected a scalar or a [batch] of strings, got shape {strings.shape}")
+    if strings.shape.rank == 0:
+        return strings[None], True
+    return strings, False
+
+
+def as_word_batch(values, name: str) -> tuple[tf.RaggedTensor, bool]:
+    """words [batch, (words)] (ragged, dense or Python lists) or one example's [words] ->
+    (string RaggedTensor [batch, (words)] with int64 row_splits, whether it was one example)."""
+    if isinstance(values, (list, tuple)) and any(isinstance(v, (list, tuple)) for v in values):
+        try:
+            values = tf.ragged.constant(values, dtype=tf.string, ragged_rank=1)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{name}: expected lists of words (str or bytes) with is_pretokenized=True: {e}") from None
+    elif isinstance(values, (list, tuple)) and not values:
+        values = tf.constant([], tf.string)
+    words = as_strings(values, name)
+    rank = words.shape.rank
+    if rank not in (1, 2) or (isinstance(words, tf.RaggedTensor) and words.ragged_rank != 1):
+        raise ValueError(f"{name}: with is_pretokenized=True expected words [words] or [batch, (words)], got shape "
+                         f"{words.shape}; pass a list of words per input")
+    if rank == 1:
+        return tf.RaggedTensor.from_tensor(words[None]).with_row_splits_dtype(tf.int64), True
+    if not isinstance(words, tf.RaggedTensor):
+        words = tf.RaggedTensor.from_tensor(words)
+    return words.with_row_splits_dtype(tf.int64), False
+
+
 def as_ids(values, name: str):
     """Token ids as a Tensor or RaggedTensor of an integer dtype (Python lists of lists may be ragged)."""
     if not isinstance(values, (tf.Tensor, tf.RaggedTensor)):

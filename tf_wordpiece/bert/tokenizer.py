@@ -17,7 +17,8 @@ from tf_wordpiece.bert.recipes import recipe_for
 from tf_wordpiece.bert.tokenizer_json import bert_kwargs_from_tokenizer_json, write_tokenizer_json
 from tf_wordpiece.vocab import Vocab, VocabLike
 from tf_wordpiece.shapes import (as_ids, as_strings, gather_in_rows, map_over_strings, merge_words,
-                                 rows_and_positions, rows_to_splits, scalar_as_batch, value_rows)
+                                 rows_and_positions, rows_to_splits, scalar_as_batch, value_rows,
+                                 as_string_batch, as_word_batch)
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
 
 OFFSET_MODES = ("original", "normalized")
@@ -322,7 +323,7 @@ class BertTokenizer(TokenizerWithOffsets, Detokenizer):
             self.post_processor, is_pair=pairs is not None, add_special_tokens=add_special_tokens,
             truncation=truncation, max_length=max_length, padding=padding, pad_to_multiple_of=pad_to_multiple_of,
         )
-        as_batch = _as_word_batch if is_pretokenized else _as_batch
+        as_batch = as_word_batch if is_pretokenized else as_string_batch
         texts, scalar = as_batch(texts, "texts")
         strings = texts
         if pairs is not None:
@@ -489,38 +490,6 @@ def _word_indices(pieces: tf.RaggedTensor) -> tf.RaggedTensor:
     words = pieces.values  # [all words, pieces]
     _, position = rows_and_positions(pieces.row_lengths(), out_type=tf.int64)
     return pieces.with_values(words.with_values(tf.gather(position, value_rows(words))))
-
-
-def _as_batch(values, name: str) -> tuple[tf.Tensor, bool]:
-    """string [batch] or scalar -> (string [batch], whether it was a scalar)."""
-    strings = as_strings(values, name)
-    if isinstance(strings, tf.RaggedTensor) or strings.shape.rank not in (0, 1):
-        raise ValueError(f"{name}: expected a scalar or a [batch] of strings, got shape {strings.shape}")
-    if strings.shape.rank == 0:
-        return strings[None], True
-    return strings, False
-
-
-def _as_word_batch(values, name: str) -> tuple[tf.RaggedTensor, bool]:
-    """words [batch, (words)] (ragged, dense or Python lists) or one example's [words] ->
-    (string RaggedTensor [batch, (words)] with int64 row_splits, whether it was one example)."""
-    if isinstance(values, (list, tuple)) and any(isinstance(v, (list, tuple)) for v in values):
-        try:
-            values = tf.ragged.constant(values, dtype=tf.string, ragged_rank=1)
-        except (TypeError, ValueError) as e:
-            raise TypeError(f"{name}: expected lists of words (str or bytes) with is_pretokenized=True: {e}") from None
-    elif isinstance(values, (list, tuple)) and not values:
-        values = tf.constant([], tf.string)
-    words = as_strings(values, name)
-    rank = words.shape.rank
-    if rank not in (1, 2) or (isinstance(words, tf.RaggedTensor) and words.ragged_rank != 1):
-        raise ValueError(f"{name}: with is_pretokenized=True expected words [words] or [batch, (words)], got shape "
-                         f"{words.shape}; pass a list of words per input")
-    if rank == 1:
-        return tf.RaggedTensor.from_tensor(words[None]).with_row_splits_dtype(tf.int64), True
-    if not isinstance(words, tf.RaggedTensor):
-        words = tf.RaggedTensor.from_tensor(words)
-    return words.with_row_splits_dtype(tf.int64), False
 
 
 def _check_choice(name: str, value, choices) -> None:

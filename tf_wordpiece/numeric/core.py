@@ -1,7 +1,9 @@
 """BERT tokenization of UTF-8 bytes in integer ops over fixed-size tensors (XLA-compilable).
 
 The pipeline, on a flat byte array [B] holding a batch of strings end to end,
-in two stages, each a function of its own (compiled by XLA with `jit_compile`):
+in two stages (with `jit_compile`, each a function of its own that XLA
+compiles; without it, plain code inlined into the caller's graph, so that a
+TF.js or TFLite export holds no function call):
 
 `words` (size B):
 1. decode UTF-8 (`utf8.decode`); raw-text added tokens (`[CLS]`, ...) are

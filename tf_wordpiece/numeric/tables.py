@@ -12,24 +12,22 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 
-
 class Trie(NamedTuple):
     """Every token of the vocabulary as a path of characters from the root.
 
     Characters are numbered densely (`char_index`, 0 for characters in no
-    token), so that an edge key `node * num_chars + char` fits in int32.
+    token), so that `base + char` in the double array stays small.
 
     char_index: int32 [0x110000] (dense; callers page it).
     num_chars: characters in the vocabulary, plus one.
-    edge_keys, edge_children: int64 / int32 [edges].
+    children: per node, its edges as (char, child node).
     node_token: int32 [nodes], the id of the token that ends at each node, -1 if none.
     suffix_root: the node of the suffix indicator (the root when it is empty).
     """
 
     char_index: np.ndarray
     num_chars: int
-    edge_keys: np.ndarray
-    edge_children: np.ndarray
+    children: list[list[tuple[int, int]]]
     node_token: np.ndarray
     suffix_root: int
 
@@ -38,21 +36,26 @@ ROOT = 0
 
 
 def build_trie(tokens: Sequence[str], suffix_indicator: str, num_code_points: int) -> Trie:
-    """The trie of `tokens` (token n has id n; duplicates keep the first id)."""
+    """The trie of `tokens` (token n has id n; duplicates keep the first id).
+
+    >>> trie = build_trie(["ab", "a", "##b"], "##", 0x80)
+    >>> trie.node_token.tolist(), trie.children[0]
+    ([-1, 1, 0, -1, -1, 2], [(2, 1), (1, 3)])
+    """
     chars = sorted({ord(c) for token in tokens for c in token} | {ord(c) for c in suffix_indicator})
     char_index = np.zeros(num_code_points, np.int32)
     char_index[chars] = np.arange(1, len(chars) + 1, dtype=np.int32)
-    num_chars = len(chars) + 1
-    children: dict[tuple[int, int], int] = {}
+    children: list[dict[int, int]] = [{}]  # per node: char -> child
     node_token = [-1]
 
     def walk(text: str) -> int:
         node = ROOT
         for c in text:
-            key = (node, int(char_index[ord(c)]))
-            child = children.get(key)
+            char = int(char_index[ord(c)])
+            child = children[node].get(char)
             if child is None:
-                child = children[key] = len(node_token)
+                child = children[node][char] = len(node_token)
+                children.append({})
                 node_token.append(-1)
             node = child
         return node
@@ -62,12 +65,10 @@ def build_trie(tokens: Sequence[str], suffix_indicator: str, num_code_points: in
         if node_token[node] < 0 and token:  # an empty token is never a piece (tensorflow_text)
             node_token[node] = token_id
     suffix_root = walk(suffix_indicator)
-    keys = np.array([node * num_chars + c for node, c in children], np.int64)
     return Trie(
         char_index=char_index,
-        num_chars=num_chars,
-        edge_keys=keys,
-        edge_children=np.array(list(children.values()), np.int32),
+        num_chars=len(chars) + 1,
+        children=[list(edges.items()) for edges in children],
         node_token=np.array(node_token, np.int32),
         suffix_root=suffix_root,
     )
@@ -95,10 +96,7 @@ def build_double_array(trie: Trie) -> DoubleArray:
     A lookup is then two gathers and an add, in int32 and without hashing,
     so it runs wherever integer gathers do (TFLite builtins, TF.js, XLA).
     """
-    children: list[list[tuple[int, int]]] = [[] for _ in trie.node_token]
-    for key, child in zip(trie.edge_keys.tolist(), trie.edge_children.tolist()):
-        node, char = divmod(key, trie.num_chars)
-        children[node].append((char, child))
+    children = trie.children
     slot_of = [0] * len(trie.node_token)
     used = bytearray(len(trie.node_token) + trie.num_chars + 1)
     used[0] = 1  # the root
