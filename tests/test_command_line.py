@@ -20,7 +20,7 @@ import warnings
 import zipfile
 
 import pytest
-from conftest import TOKENIZER_JSON, VOCAB
+from helpers.data import TOKENIZER_JSON, VOCAB
 
 from tf_wordpiece import cli
 

@@ -13,35 +13,14 @@ import pathlib
 import tempfile
 
 import pytest
-from conftest import TOKENIZER_JSON
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import tf_wordpiece as twp
+from helpers.vocab_files import TOKENS, VALID_JSON, VALID_VOCAB, expected_vocab
 
 MAX_EXAMPLES = 4 * int(os.environ.get("TF_WORDPIECE_MAX_EXAMPLES", "25"))
 fuzz = settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hello", "world", "##s", "##ing", "!", "a", "##b", "日", "😀", "tab\there", "x y"]
-VALID_VOCAB = "".join(f"{t}\n" for t in TOKENS).encode("utf-8")
-
-
-def expected_vocab(data: bytes) -> list[str] | None:
-    """The vocab.txt format, written out independently: UTF-8 without BOM, "\\n" or "\\r\\n" ends each line, line n
-    is id n; a valid vocabulary is non-empty, has no duplicates and has the unknown token. None if invalid."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        return None
-    try:
-        lines = data.decode("utf-8").split("\n")
-    except UnicodeDecodeError:
-        return None
-    if lines[-1] == "":
-        lines.pop()
-    tokens = [line.removesuffix("\r") for line in lines]
-    if not tokens or len(set(tokens)) != len(tokens) or "[UNK]" not in tokens:
-        return None
-    return tokens
-
 
 @st.composite
 def mutated(draw, valid: bytes) -> bytes:
@@ -97,18 +76,6 @@ def test_vocab_file_reader(data):
     assert [tokenizer.vocab.id_of(t) for t in want] == list(range(len(want)))
 
 
-def small_tokenizer_json() -> bytes:
-    """The bert-base-uncased tokenizer.json with its vocabulary cut to TOKENS (each example then loads fast)."""
-    spec = json.loads(TOKENIZER_JSON.read_text(encoding="utf-8"))
-    spec["model"]["vocab"] = {t: i for i, t in enumerate(TOKENS)}
-    spec["added_tokens"] = [a | {"id": TOKENS.index(a["content"])} for a in spec["added_tokens"]]
-    ids = {t: i for i, t in enumerate(TOKENS)}
-    for name, special in spec["post_processor"]["special_tokens"].items():
-        special["ids"] = [ids[t] for t in special["tokens"]]
-    return json.dumps(spec, ensure_ascii=False, indent=1).encode("utf-8")
-
-
-VALID_JSON = small_tokenizer_json()
 JSON_VALUES = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-3, 40), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=8)),
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)),

@@ -21,7 +21,7 @@ import pytest
 import tensorflow as tf
 
 import tf_wordpiece as twp
-from learner_cases import corpus
+from helpers.learner_cases import corpus
 from tf_wordpiece.export import converter
 from tf_wordpiece import files
 from tf_wordpiece.export.module import CustomTokenizer

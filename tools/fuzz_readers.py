@@ -4,9 +4,10 @@
     python tools/fuzz_readers.py json -max_total_time=300 [CORPUS_DIR ...]
 
 Each input is written to a file and read; it must give a tokenizer whose vocabulary is exactly the file's
-(tests/test_file_fuzz.py's oracle) or a ValueError naming the file. Any other exception, or a different
-vocabulary, stops the fuzzer with the input saved as crash-*. Without a corpus folder it starts from the
-valid files of tests/test_file_fuzz.py. The test suite runs the same checks with hypothesis, bounded.
+(the oracle of tests/helpers/vocab_files.py, which tests/test_file_fuzz.py also uses) or a ValueError naming
+the file. Any other exception, or a different vocabulary, stops the fuzzer with the input saved as crash-*.
+Without a corpus folder it starts from the valid files of tests/helpers/vocab_files.py. The test suite runs
+the same checks with hypothesis, bounded.
 """
 
 from __future__ import annotations
@@ -19,14 +20,14 @@ import tempfile
 import atheris
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # tf_wordpiece from here, tests/helpers
 
 import tensorflow as tf  # noqa: E402  (not instrumented: only tf_wordpiece is)
 
 tf.get_logger().setLevel("ERROR")
 with atheris.instrument_imports(include=["tf_wordpiece"]):
     import tf_wordpiece as twp
-from test_file_fuzz import VALID_JSON, VALID_VOCAB, expected_vocab  # noqa: E402
+from helpers.vocab_files import VALID_JSON, VALID_VOCAB, expected_vocab  # noqa: E402
 
 FOLDER = pathlib.Path(tempfile.mkdtemp(prefix="fuzz-readers-"))
 

@@ -16,9 +16,9 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests"))  # for tests/helpers
 
-from learner_cases import CASES, corpus  # noqa: E402
+from helpers.learner_cases import CASES, corpus  # noqa: E402
 
 OUT = ROOT / "tests" / "data" / "learner_references.json.gz"
 

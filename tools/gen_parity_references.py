@@ -20,14 +20,14 @@ import pathlib
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests"))  # for tests/helpers
 
 OUT = ROOT / "tests" / "data" / "parity_references.json.gz"
 
 
 def sample() -> list[str]:
     """The inputs, in order: the multilingual sample's lines, then the hard strings."""
-    import hard_strings
+    from helpers import hard_strings
 
     lines = (ROOT / "tests" / "data" / "multilingual_dev.txt").read_text(encoding="utf-8").split("\n")
     return lines + hard_strings.HARD_STRINGS
@@ -40,7 +40,8 @@ def digest(lines: list[str]) -> str:
 def main() -> None:
     import tensorflow as tf
     import tensorflow_text as text
-    from conftest import VOCAB, hf_oracle
+    from helpers.data import VOCAB
+    from helpers.oracles import hf_oracle
 
     lines = sample()
     peer = text.BertTokenizer(str(VOCAB), lower_case=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 import tensorflow as tf
-from contract import check_contract
-from conftest import hf_oracle
+from helpers.contract import check_contract
+from helpers.oracles import hf_oracle
 
 import tf_wordpiece as twp
 from tf_wordpiece.bert.added_tokens import AddedToken

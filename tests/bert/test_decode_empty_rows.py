@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 import tensorflow as tf
-from conftest import TOKENIZER_JSON, hf_oracle
+from helpers.data import TOKENIZER_JSON
+from helpers.oracles import hf_oracle
 
 import tf_wordpiece as twp
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 import tensorflow as tf
-from conftest import TOKENIZER_JSON, hf_oracle
-from contract import assert_ragged_equal
+from helpers.contract import assert_ragged_equal
+from helpers.data import TOKENIZER_JSON
+from helpers.oracles import hf_oracle
 
 import tf_wordpiece as twp
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import tensorflow as tf
-from conftest import batches
+from helpers.ragged import batches
 
 import tf_wordpiece as twp
 
@@ -131,7 +131,7 @@ def test_options_are_checked(options, message):
 
 
 def test_end_to_end_contract(tmp_path):
-    from contract import check_contract
+    from helpers.contract import check_contract
 
     vocab = ["[UNK]", "un", "##aff", "##able", "!", "a", "##b"]
     ours = twp.WordpieceTokenizer(vocab, compat="fast_wordpiece")

@@ -7,7 +7,7 @@ treat specially, mixed scripts, long runs without spaces around the 100-byte /
 spliced into text. Each example is a batch of up to 16 strings.
 
 Bounded: TF_WORDPIECE_MAX_EXAMPLES examples per test (default 25). Failures
-hypothesis finds go into tests/hard_strings.py (which every parity sweep runs)
+hypothesis finds go into tests/helpers/hard_strings.py (which every parity sweep runs)
 or an @example here.
 """
 
@@ -18,7 +18,8 @@ import os
 import unicodedata
 
 import pytest
-from conftest import VOCAB, hf_oracle
+from helpers.data import VOCAB
+from helpers.oracles import hf_oracle
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 

@@ -14,8 +14,8 @@ import tf_wordpiece as twp
 from tf_wordpiece.bert.linmaxmatch import INITIAL_ROOT, LinMaxMatchTrie
 from tf_wordpiece.bert.reference import ReferenceBertTokenizer
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
-from conftest import batches, rows
-from contract import check_contract
+from helpers.contract import check_contract
+from helpers.ragged import batches, rows
 
 MAX_EXAMPLES = int(os.environ.get("TF_WORDPIECE_MAX_EXAMPLES", "40"))
 PAPER_VOCAB = ["[UNK]", "a", "abcd", "##b", "##bc", "##z"]
@@ -149,7 +149,7 @@ def test_bad_algorithm():
 
 def test_algorithm_reaches_every_way_to_build_a_tokenizer(tmp_path):
     """The exported module and tokenizer.json tokenizers take `algorithm` and keep their ids."""
-    from conftest import TOKENIZER_JSON
+    from helpers.data import TOKENIZER_JSON
 
     vocab = tmp_path / "vocab.txt"
     vocab.write_text("\n".join(["[PAD]", "[UNK]", "[START]", "[END]", "un", "##aff", "##able", "!"]) + "\n", encoding="utf-8")

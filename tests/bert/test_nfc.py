@@ -6,8 +6,8 @@ import unicodedata
 
 import pytest
 import tensorflow as tf
-from conftest import batches, rows
-from contract import check_contract
+from helpers.contract import check_contract
+from helpers.ragged import batches, rows
 
 import tf_wordpiece as twp
 

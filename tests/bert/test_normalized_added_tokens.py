@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from contract import check_contract
-from conftest import TOKENIZER_JSON
-from test_hf_encode import _compare, _hf_with, _rows
+from helpers.contract import check_contract
+from helpers.data import TOKENIZER_JSON
+from helpers.oracles import compare_encode, hf_with
+from helpers.ragged import row_lists
 
 import tf_wordpiece as twp
 from tf_wordpiece.bert.added_tokens import AddedToken
@@ -74,13 +75,13 @@ def test_ids_offsets_and_decode_match_hf(tmp_path, sample_slice, normalizer):
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps(spec), encoding="utf-8")
     ours = twp.BertTokenizer.from_tokenizer_json(path)
-    peer = _hf_with(spec=spec)
+    peer = hf_with(spec=spec)
     texts = TEXTS + sample_slice if not normalizer else TEXTS + sample_slice[:300]
-    bad = _compare(ours, peer, texts)
+    bad = compare_encode(ours, peer, texts)
     ids = ours.encode(texts).ids
     for skip in (True, False):
         decoded = [s.decode("utf-8") for s in ours.decode(ids, skip_special_tokens=skip).numpy().tolist()]
-        bad += [(m, h) for m, h in zip(decoded, peer.decode_batch(_rows(ids), skip_special_tokens=skip)) if m != h]
+        bad += [(m, h) for m, h in zip(decoded, peer.decode_batch(row_lists(ids), skip_special_tokens=skip)) if m != h]
     assert not bad, f"{len(bad)} differ; first: {bad[:2]}"
 
 
@@ -95,7 +96,7 @@ def _load(spec, tmp_path, **overrides) -> twp.BertTokenizer:
 def test_flags_in_the_normalized_pass_match_hf(tmp_path, case):
     extra, texts = FLAG_CASES[case]
     spec = _spec(extra)
-    bad = _compare(_load(spec, tmp_path), _hf_with(spec=spec), texts, add_special_tokens=False)
+    bad = compare_encode(_load(spec, tmp_path), hf_with(spec=spec), texts, add_special_tokens=False)
     assert not bad, f"{len(bad)} differ; first: {bad[:2]}"
 
 
@@ -112,7 +113,7 @@ def test_save_writes_normalized_and_hf_reads_it_back(tmp_path):
     ours.save(saved)
     written = {t["content"]: t["normalized"] for t in json.loads(saved.read_text(encoding="utf-8"))["added_tokens"]}
     assert all(written[content] == flags.get("normalized", True) for content, flags in EXTRA)
-    bad = _compare(twp.BertTokenizer.from_tokenizer_json(saved), tokenizers.Tokenizer.from_file(str(saved)), TEXTS)
+    bad = compare_encode(twp.BertTokenizer.from_tokenizer_json(saved), tokenizers.Tokenizer.from_file(str(saved)), TEXTS)
     assert not bad, f"{len(bad)} differ; first: {bad[:2]}"
 
 

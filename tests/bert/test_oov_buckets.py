@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 import tensorflow as tf
-from conftest import batches, rows
-from contract import check_contract
-from test_wordpiece_peer import as_lists, every_way
+from helpers.contract import check_contract, every_way
+from helpers.ragged import as_lists, batches, rows
 
 import tf_wordpiece as twp
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 import tensorflow as tf
-from conftest import batches, hf_oracle, rows
+from helpers.oracles import hf_oracle
+from helpers.ragged import batches, rows
 
 import tf_wordpiece as twp
 

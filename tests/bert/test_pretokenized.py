@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 import tensorflow as tf
-from conftest import TOKENIZER_JSON, batches, hf_oracle
-from contract import assert_ragged_equal
+from helpers.contract import assert_ragged_equal
+from helpers.data import TOKENIZER_JSON
+from helpers.oracles import byte_ends, hf_oracle
+from helpers.ragged import batches
 
 import tf_wordpiece as twp
 
@@ -17,13 +19,6 @@ def ours():
     return twp.BertTokenizer.from_tokenizer_json(TOKENIZER_JSON)
 
 
-def _byte_ends(s: str) -> list[int]:
-    ends = [0]
-    for ch in s:
-        ends.append(ends[-1] + len(ch.encode("utf-8")))
-    return ends
-
-
 def hf_rows(encodings, words, pair_words) -> list:
     """Per row: ids, type_ids, byte offsets into each word, special_tokens_mask, word_ids, sequence_ids."""
     out = []
@@ -31,7 +26,7 @@ def hf_rows(encodings, words, pair_words) -> list:
         texts = (words[i], pair_words[i] if pair_words is not None else None)
         offsets = []
         for s, w, (a, b) in zip(e.sequence_ids, e.word_ids, e.offsets):
-            ends = [0] if s is None else _byte_ends(texts[s][w])
+            ends = [0] if s is None else byte_ends(texts[s][w])
             offsets.append([0, 0] if s is None else [ends[a], ends[b]])
         none = lambda values: [-1 if v is None else v for v in values]  # noqa: E731
         out.append((e.ids, e.type_ids, offsets, e.special_tokens_mask, none(e.word_ids), none(e.sequence_ids)))

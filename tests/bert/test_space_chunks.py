@@ -6,7 +6,7 @@ import functools
 
 import pytest
 import tensorflow as tf
-from conftest import hf_oracle
+from helpers.oracles import hf_oracle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

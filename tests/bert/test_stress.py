@@ -10,7 +10,7 @@ import concurrent.futures
 import numpy as np
 import pytest
 import tensorflow as tf
-from conftest import VOCAB
+from helpers.data import VOCAB
 
 import tf_wordpiece as twp
 from tf_wordpiece.export.converter import save_atomically

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import TOKENIZER_JSON
+from helpers.data import TOKENIZER_JSON
 
 import tf_wordpiece as twp
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 import tensorflow as tf
-from contract import assert_ragged_equal, check_contract
+from helpers.contract import assert_ragged_equal, check_contract, every_way
+from helpers.ragged import as_lists
 
 import tf_wordpiece as twp
 
@@ -21,32 +22,6 @@ def peer_table(vocab: list[str]) -> tf.lookup.StaticVocabularyTable:
     """The vocabulary as tensorflow_text takes it (one OOV bucket)."""
     init = tf.lookup.KeyValueTensorInitializer(vocab, tf.range(len(vocab), dtype=tf.int64))
     return tf.lookup.StaticVocabularyTable(init, num_oov_buckets=1)
-
-
-def as_lists(outputs) -> list:
-    return [t.to_list() if isinstance(t, tf.RaggedTensor) else t.numpy().tolist() for t in outputs]
-
-
-def every_way(tokenizer, words) -> list:
-    """tokenize and tokenize_with_offsets eagerly, in tf.function and in tf.data; all must agree.
-
-    Returns the eager (pieces, begin, end) as lists.
-    """
-    words = tf.constant(words, tf.string)
-    eager = tokenizer.tokenize_with_offsets(words)
-    assert_ragged_equal(tokenizer.tokenize(words), eager[0], "tokenize")
-    graph = tf.function(tokenizer.tokenize_with_offsets)(words)
-    for got, want, name in zip(graph, eager, ("pieces", "begin", "end")):
-        assert_ragged_equal(got, want, f"tf.function {name}")
-    assert_ragged_equal(tf.function(tokenizer.tokenize)(words), eager[0], "tf.function tokenize")
-    dataset = tf.data.Dataset.from_tensor_slices(words)
-    for i, (pieces, begin, end) in enumerate(dataset.map(tokenizer.tokenize_with_offsets)):
-        for got, want, name in zip((pieces, begin, end), eager, ("pieces", "begin", "end")):
-            assert_ragged_equal(got, want[i], f"tf.data element {i} {name}")
-    batched = list(dataset.batch(2).map(tokenizer.tokenize))
-    if batched:
-        assert_ragged_equal(tf.concat(batched, axis=0), eager[0], "tf.data batched")
-    return as_lists(eager)
 
 
 # --- fault 1: an empty word has no piece ----------------------------------------------------------

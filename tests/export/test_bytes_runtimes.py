@@ -23,10 +23,10 @@ import subprocess
 import numpy as np
 import pytest
 import tensorflow as tf
-from conftest import DATA, VOCAB
+from helpers.data import DATA, VOCAB
 
 from tf_wordpiece.export.module import CustomTokenizer
-from hard_strings import HARD_STRINGS
+from helpers.hard_strings import HARD_STRINGS
 
 RESERVED = ["[PAD]", "[UNK]", "[START]", "[END]"]
 REPO = pathlib.Path(__file__).resolve().parents[2]

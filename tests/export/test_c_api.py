@@ -16,7 +16,7 @@ import subprocess
 
 import pytest
 import tensorflow as tf
-from conftest import VOCAB
+from helpers.data import VOCAB
 from tensorflow.core.protobuf import saved_model_pb2
 
 from tf_wordpiece.export import converter

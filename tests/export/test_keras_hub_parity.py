@@ -16,8 +16,8 @@ import textwrap
 import numpy as np
 import pytest
 import tensorflow as tf
-from hard_strings import HARD_STRINGS as SHARED_HARD_STRINGS
-from hard_strings import INVALID_UTF8
+from helpers.hard_strings import HARD_STRINGS as SHARED_HARD_STRINGS
+from helpers.hard_strings import INVALID_UTF8
 
 keras = pytest.importorskip("keras")
 if not keras.__version__.startswith("3."):

@@ -11,7 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 import tensorflow as tf
-from conftest import hf_oracle
+from helpers.oracles import hf_oracle
 
 keras = pytest.importorskip("keras")
 if not keras.__version__.startswith("3."):

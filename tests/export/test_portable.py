@@ -17,7 +17,7 @@ import textwrap
 
 import pytest
 import tensorflow as tf
-from conftest import DATA, VOCAB
+from helpers.data import DATA, VOCAB
 
 import tf_wordpiece as twp
 from tf_wordpiece.export.module import CustomTokenizer
@@ -76,7 +76,7 @@ def test_stored_peer_ids_match_the_live_oracles(references):
     """Where the oracles are installed (the main suite), the stored ids must still be theirs."""
     text = pytest.importorskip("tensorflow_text")
     pytest.importorskip("tokenizers")
-    from conftest import hf_oracle
+    from helpers.oracles import hf_oracle
 
     lines, refs = references
     picked = list(range(0, len(lines), 7))  # every 7th line: a seventh of the cost, every kind of line

@@ -17,7 +17,7 @@ import textwrap
 import numpy as np
 import pytest
 import tensorflow as tf
-from conftest import DATA, VOCAB
+from helpers.data import DATA, VOCAB
 
 from tf_wordpiece.export.module import CustomTokenizer
 

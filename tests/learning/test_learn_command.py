@@ -6,7 +6,7 @@ import pytest
 import tensorflow as tf
 
 import tf_wordpiece as twp
-from learner_cases import corpus
+from helpers.learner_cases import corpus
 from tf_wordpiece import cli
 
 LINES = 3000

@@ -15,7 +15,8 @@ from tensorflow_text.tools.wordpiece_vocab import bert_vocab_from_dataset as pee
 from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib as peer_learner
 
 import tf_wordpiece as twp
-from learner_cases import CASES, DATA, RESERVED, corpus
+from helpers.data import DATA
+from helpers.learner_cases import CASES, RESERVED, corpus
 from tf_wordpiece.bert.basic_tokenizer import tf_text_basic_tokenizer
 from tf_wordpiece.learning.word_counts import count_words
 

@@ -17,8 +17,10 @@ import functools
 
 import pytest
 import tensorflow as tf
-from conftest import VOCAB, batches, hf_oracle, rows
-from contract import check_contract
+from helpers.contract import check_contract
+from helpers.data import VOCAB
+from helpers.oracles import hf_oracle
+from helpers.ragged import batches, rows
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 

@@ -14,7 +14,7 @@ from tensorflow.core.protobuf import saved_model_pb2
 import tf_wordpiece as twp
 from tf_wordpiece import subword as sl
 from tf_wordpiece.export.converter import save_atomically
-from conftest import decode_all, encode_all
+from helpers.subword import decode_all, encode_all
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PT_EN = ROOT / "tf_wordpiece" / "data" / "pt_en_sample.tsv"

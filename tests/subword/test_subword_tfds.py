@@ -14,7 +14,7 @@ from tensorflow.core.protobuf import saved_model_pb2
 import tf_wordpiece as twp
 from tf_wordpiece import subword as sl
 from tf_wordpiece.export.converter import save_atomically
-from conftest import decode_all, encode_all
+from helpers.subword import decode_all, encode_all
 
 tfds = pytest.importorskip("tensorflow_datasets")
 from tensorflow_datasets.core.deprecated.text import text_encoder as tfds_text_encoder  # noqa: E402

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import pathlib
+from helpers.data import multilingual_lines
 
-DATA = pathlib.Path(__file__).parent / "data"
 RESERVED = ["[PAD]", "[UNK]", "[START]", "[END]"]
 
 
 def corpus(name: str) -> list[str]:
     """"pt" / "en": a side of the embedded pt/en sample; "multilingual": tests/data/multilingual_dev.txt."""
     if name == "multilingual":
-        return (DATA / "multilingual_dev.txt").read_text(encoding="utf-8").split("\n")
+        return multilingual_lines()
     from tf_wordpiece.export.converter import embedded_pairs
 
     side = {"pt": 0, "en": 1}[name]
