@@ -1,1 +1,1 @@
-"""The BERT WordPiece tokenizer, one stage a module: added tokens -> normalizers -> pre-tokenizers -> basic tokenizer -> wordpiece (or linmaxmatch) -> post-processors -> decoders; `tokenizer` assembles them."""
+"""The BERT WordPiece tokenizer, one stage a module: added tokens -> normalizers -> pre-tokenizers -> basic tokenizer -> wordpiece (matching words with maxmatch or linmaxmatch) -> post-processors -> decoders; `tokenizer` assembles them."""

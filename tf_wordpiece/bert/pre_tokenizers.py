@@ -2,7 +2,10 @@
 
 Every normalized code point has a class: part of a word, white space (a word
 boundary that is dropped), or isolated (punctuation and CJK ideographs, each a
-word of its own). The learner and the tokenizer share this one splitter.
+word of its own). The learner and the tokenizer share this one splitter; the
+factories below give each peer's classes (tensorflow_text's BasicTokenizer,
+Hugging Face's BertPreTokenizer, FastWordpieceTokenizer's end-to-end split,
+Python's `str.split()`).
 """
 
 from __future__ import annotations
@@ -93,6 +96,30 @@ def hf_pre_tokenizer(*, handle_chinese_chars: bool = True) -> PreTokenizer:
     if spaced is not None:
         isolated |= spaced
     return PreTokenizer(whitespace=ut.range_mask(tables["whitespace"]), isolated=isolated, spaced=spaced)
+
+
+# Punctuation new in Unicode 16, which the ICU of tensorflow_text's FastWordpieceTokenizer has and the
+# shipped tf_text table (RE2's \\p{P}, Unicode 15) lacks.
+_UNICODE_16_PUNCTUATION = (0x1B4E, 0x1B4F, 0x1B7F, 0x10D6E, 0x113D4, 0x113D5, 0x113D7, 0x113D8, 0x11BE1, 0x16D6D,
+                           0x16D6E, 0x16D6F, 0x1E5FF)
+
+
+@functools.cache  # the tables are immutable; every end-to-end FastWordpieceTokenizer shares them
+def fast_wordpiece_pre_tokenizer() -> PreTokenizer:
+    """tensorflow_text's FastWordpieceTokenizer's own split (its `no_pretokenization=False`).
+
+    White space (ICU u_isUWhiteSpace, the Unicode White_Space property)
+    separates words; ASCII punctuation, Unicode P* (ICU u_ispunct, Unicode 16)
+    and CJK ideographs are words on their own.
+
+    >>> pre = fast_wordpiece_pre_tokenizer()
+    >>> pre.classes_of(tf.constant([ord("a"), 0x3000, ord("!"), 0x1B4E, 0x4E00])).numpy().tolist()
+    [0, 1, 2, 2, 2]
+    """
+    tables = ut.peer_tables()
+    isolated = ut.range_mask(tables["tf_text"]["punctuation"]) | ut.range_mask(tables["tf_text"]["cjk"])
+    isolated[list(_UNICODE_16_PUNCTUATION)] = True
+    return PreTokenizer(whitespace=ut.range_mask(tables["hf"]["whitespace"]), isolated=isolated)
 
 
 # Python's str.isspace() code points (category Zs, or bidirectional class WS, B or S), which str.split() splits on.

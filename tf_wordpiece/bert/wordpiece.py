@@ -2,32 +2,32 @@
 
 Shape transformation: `[..., words] => [..., words, pieces]`. Offsets are in
 bytes, relative to the start of each word.
+
+`WordpieceTokenizer` is the interface: its options and checks, words that are
+one piece (or over a limit) as a whole, the text of pieces with no vocabulary
+id, offsets and output types. The matching of the other words is one of two
+algorithms, with the same results: `tf_wordpiece.bert.maxmatch` (the default)
+or `tf_wordpiece.bert.linmaxmatch`. With `compat="fast_wordpiece"` text is
+split into words first by `pre_tokenizers.fast_wordpiece_pre_tokenizer`.
 """
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
-import numpy as np
 import tensorflow as tf
 
-from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.base import Detokenizer, TokenizerWithOffsets
-from tf_wordpiece.chains import follow
+from tf_wordpiece.bert import normalizers
+from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
 from tf_wordpiece.bert.linmaxmatch import LinMaxMatcher
-from tf_wordpiece.shapes import as_ids, gather_in_rows, map_over_strings, rows_and_positions, rows_to_splits, value_rows
+from tf_wordpiece.bert.maxmatch import MARK, UNKNOWN_CHARACTER, WHOLE_WORD, MaxMatcher
+from tf_wordpiece.bert.pre_tokenizers import fast_wordpiece_pre_tokenizer
+from tf_wordpiece.shapes import as_ids, gather_in_rows, map_over_strings, rows_to_splits, value_rows
 from tf_wordpiece.vocab import Vocab, VocabLike
 
-# A byte no UTF-8 text contains (0xFF is never valid UTF-8): it prefixes dedup keys
-# of forced words and marks initial pieces in the piece table.
-_MARK = b"\xff"
 ALGORITHMS = ("linmaxmatch", "maxmatch")
 COMPAT_MODES = ("tf_text", "fast_wordpiece")
-# Punctuation new in Unicode 16, which the ICU of tensorflow_text's FastWordpieceTokenizer has and the
-# shipped tf_text table (RE2's \\p{P}, Unicode 15) lacks.
-_UNICODE_16_PUNCTUATION = (0x1B4E, 0x1B4F, 0x1B7F, 0x10D6E, 0x113D4, 0x113D5, 0x113D7, 0x113D8, 0x11BE1, 0x16D6D,
-                           0x16D6E, 0x16D6F, 0x1E5FF)
 
 
 class Pieces(NamedTuple):
@@ -49,11 +49,6 @@ class Pieces(NamedTuple):
     byte_end: tf.RaggedTensor
     over_byte_limit: tf.Tensor
     text: tf.RaggedTensor | None = None
-
-
-# Piece ids that stand for text with no vocabulary token (resolved by `_resolve_unknown`).
-_WHOLE_WORD, _UNKNOWN_CHARACTER = -2, -3
-_UNKNOWN_CHARACTER_BITS = 0xFFFFFFFD  # the same in the low 32 bits of a packed (end << 32 | id)
 
 
 class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
@@ -88,11 +83,11 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         instead of making the whole word unknown (`algorithm="maxmatch"` only).
         Defaults to False.
       algorithm: how words are matched, with identical results: `"maxmatch"`
-        (every candidate piece looked up at once, a fixed number of graph ops;
-        the fastest on ordinary text) or `"linmaxmatch"` (a trie with failure
-        links, time linear in the word length whatever the vocabulary, one
-        loop step per character; see `tf_wordpiece.bert.linmaxmatch`). Defaults to
-        `"maxmatch"`.
+        (every candidate piece looked up at once, few graph ops; the fastest
+        on ordinary text; see `tf_wordpiece.bert.maxmatch`) or `"linmaxmatch"`
+        (a trie with failure links, time linear in the word length whatever
+        the vocabulary, one loop step per character; see
+        `tf_wordpiece.bert.linmaxmatch`). Defaults to `"maxmatch"`.
       compat: `"tf_text"` (tensorflow_text's WordpieceTokenizer) or
         `"fast_wordpiece"` (its FastWordpieceTokenizer, with the same ids:
         the unknown token of a word over `max_bytes_per_word` ends at the
@@ -165,7 +160,7 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         self.token_out_type = token_out_type
         self.unknown_token = unknown_token
         self.split_unknown_characters = split_unknown_characters
-        self.unknown_id = _WHOLE_WORD if unknown_token is None else self.vocab.id_of(unknown_token)
+        self.unknown_id = WHOLE_WORD if unknown_token is None else self.vocab.id_of(unknown_token)
         # Pieces without a vocabulary id need their text (a slower path, off by default).
         self._needs_text = unknown_token is None or split_unknown_characters or self.unknown_id < 0
         if self.unknown_id < 0 and unknown_token is not None:  # an OOV bucket's id, as tensorflow_text looks it up
@@ -179,8 +174,9 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
             self._matcher = LinMaxMatcher(self.vocab.tokens, suffix_indicator=suffix_indicator,
                                           max_piece_chars=self.max_chars_per_token)
         else:
-            self._piece_table = _piece_table(self.vocab.tokens, suffix_indicator, self.max_chars_per_token)
-            self._longest_from = _longest_piece_from(self.vocab.tokens, suffix_indicator, self.max_chars_per_token)
+            self._matcher = MaxMatcher(self.vocab.tokens, suffix_indicator=suffix_indicator,
+                                       max_piece_chars=self.max_chars_per_token,
+                                       split_unknown_characters=split_unknown_characters)
 
     def vocab_size(self, name: str | None = None) -> tf.Tensor:
         """int64 scalar: the number of ids, OOV buckets included, as tensorflow_text's `vocab_size()`.
@@ -298,7 +294,7 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
 
             def keys():  # forced words are few: only these need a key of their own
                 forced_at = tf.where(forced_ids >= 0)
-                forced_keys = tf.strings.join([_MARK, tf.strings.as_string(tf.gather_nd(forced_ids, forced_at))])
+                forced_keys = tf.strings.join([MARK, tf.strings.as_string(tf.gather_nd(forced_ids, forced_at))])
                 return tf.tensor_scatter_nd_update(words, forced_at, forced_keys)
 
             unique_keys, index = tf.unique(tf.cond(tf.reduce_any(forced_ids >= 0), keys, lambda: words))
@@ -327,7 +323,7 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         token = tf.gather(self.vocab.token_tensor, tf.clip_by_value(ids, 0, size - 1))
         if self.unknown_token is not None:
             token = tf.where(ids >= size, self.unknown_token, token)  # an OOV bucket's id for unknown_token
-        text = tf.where(ids == _WHOLE_WORD, word, tf.where(ids == _UNKNOWN_CHARACTER, character, token))
+        text = tf.where(ids == WHOLE_WORD, word, tf.where(ids == UNKNOWN_CHARACTER, character, token))
         looked_up = tf.reshape(self.vocab.lookup(text), [-1])  # rank 1 for TFLite, as `whole` below
         ids = tf.where(ids < 0, looked_up, ids)
         return pieces._replace(ids=pieces.ids.with_flat_values(ids), text=pieces.ids.with_flat_values(text))
@@ -363,8 +359,8 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
             empty &= forced < 0
 
         todo = tf.cast(tf.reshape(tf.where(~single & (n_chars > 0)), [-1]), tf.int32)
-        match = self._matcher.match if self.algorithm == "linmaxmatch" else self._max_match
-        walk_word, walk_begin, walk_end, walk_ids, failed = match(tf.gather(words, todo), tf.gather(n_chars, todo))
+        walk_word, walk_begin, walk_end, walk_ids, failed = self._matcher.match(tf.gather(words, todo),
+                                                                                tf.gather(n_chars, todo))
         as_single = tf.cast(tf.reshape(tf.where(single & ~empty), [-1]), tf.int32)
         as_single = tf.concat([as_single, tf.gather(todo, tf.reshape(tf.where(failed), [-1]))], 0)
         walk_word = tf.gather(todo, walk_word)
@@ -378,71 +374,6 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
 
         begin, end = per_word(begin), per_word(end)
         return Pieces(per_word(ids), begin, end, gather_in_rows(bounds, begin), gather_in_rows(bounds, end), over_byte_limit)
-
-    def _max_match(self, words: tf.Tensor, n_chars: tf.Tensor):
-        """Greedy longest match for words with at least one character.
-
-        Every candidate piece (start i, end j, no longer than the longest
-        vocabulary piece that starts with character i) is looked up in one
-        batch; then each word follows its longest matches from position 0.
-        Returns the pieces of the words that succeed, flat and in order (word,
-        char begin, char end, id), and failed bool [w].
-        """
-        # All words in one string, each after a marker byte: candidates are cut
-        # from it without copying words, and an initial piece is cut together
-        # with its marker, which is how the piece table keys initial tokens.
-        joined = tf.strings.join([_MARK, tf.strings.reduce_join(words, separator=_MARK), _MARK])
-        code_points, char_starts = tf.strings.unicode_decode_with_offsets(joined, "UTF-8", errors="replace")
-
-        # One segment per (word, start character), in order; in `joined` the
-        # start character of segment s of word w is character s + w + 1.
-        seg_word, seg_start = rows_and_positions(n_chars)
-        seg_char = tf.range(tf.size(seg_word)) + seg_word + 1
-        # Only as many candidates as the longest piece that starts with this
-        # character: most scripts have single-character pieces only.
-        longest = self._longest_from(tf.gather(code_points, seg_char))
-        longest = tf.where(seg_start == 0, longest // _LENGTH_PACK, longest % _LENGTH_PACK)
-        seg_count = tf.minimum(tf.gather(n_chars, seg_word) - seg_start, longest)
-        seg_byte_start = tf.gather(char_starts, seg_char) - tf.cast(seg_start == 0, tf.int64)  # initial: the marker too
-        # Candidate (s, e) is segment s up to character e of `joined`.
-        cand_seg, cand_end = rows_and_positions(seg_count, first=seg_char + 1, out_type=tf.int64)
-        byte_start = tf.gather(seg_byte_start, cand_seg)
-        cand_id = self._piece_table.lookup(
-            tf.strings.substr(joined, byte_start, tf.gather(char_starts, cand_end) - byte_start))
-        # Each segment's longest piece is its largest e << 32 | id (a miss, id -1, makes -1).
-        best = tf.math.unsorted_segment_max(
-            tf.bitwise.bitwise_or(tf.bitwise.left_shift(cand_end, 32), cand_id), cand_seg, tf.size(seg_char))
-        if self.split_unknown_characters:  # no match: the character alone, as an unknown piece
-            unknown = tf.bitwise.bitwise_or(tf.bitwise.left_shift(tf.cast(seg_char, tf.int64) + 1, 32),
-                                            _UNKNOWN_CHARACTER_BITS)
-            best = tf.where(best >= 0, best, unknown)
-        best_end_char = tf.cast(tf.bitwise.right_shift(best, 32), tf.int32)
-
-        # Follow each word's chain of longest matches over nodes (word, position
-        # 0..n): node k is the start of character k + 1 of `joined`.
-        num_nodes = tf.reduce_sum(n_chars + 1)
-        fail = num_nodes  # `follow`'s absorbing node: "no piece matches here"
-        # Word ends jump to themselves. One spare node, sliced off: TFLite's ScatterNd divides by zero on an empty output.
-        jump = tf.tensor_scatter_nd_update(
-            tf.range(num_nodes + 1), seg_char[:, None] - 1, tf.where(best >= 0, best_end_char - 1, fail))[:-1]
-        first_node = tf.cumsum(n_chars + 1, exclusive=True)
-        reached = follow(jump, first_node, num_nodes, tf.reduce_max(tf.concat([n_chars, [0]], 0)))
-        failed = ~tf.gather(reached, first_node + n_chars)
-        piece = tf.reshape(tf.where(tf.gather(reached, seg_char - 1) & ~tf.gather(failed, seg_word)), [-1])
-        piece_start, piece_char = tf.gather(seg_start, piece), tf.gather(seg_char, piece)
-        return (
-            tf.gather(seg_word, piece),
-            piece_start,
-            piece_start + tf.gather(best_end_char, piece) - piece_char,
-            self._piece_ids(tf.bitwise.bitwise_and(tf.gather(best, piece), 0xFFFFFFFF)),
-            failed,
-        )
-
-
-    def _piece_ids(self, low_bits: tf.Tensor) -> tf.Tensor:
-        if not self.split_unknown_characters:
-            return low_bits
-        return tf.where(low_bits == _UNKNOWN_CHARACTER_BITS, tf.constant(_UNKNOWN_CHARACTER, tf.int64), low_bits)
 
 
 def _pieces_in_word_order(as_single: tf.Tensor, walk_word: tf.Tensor, num_words: tf.Tensor):
@@ -469,48 +400,6 @@ def _pieces_in_word_order(as_single: tf.Tensor, walk_word: tf.Tensor, num_words:
     return row_splits, order
 
 
-def _piece_table(tokens: list[str], suffix: str, max_chars: int | None = None) -> tf.lookup.StaticHashTable:
-    """Keys for candidate pieces: an initial piece is `_MARK + token`; a non-initial
-    piece is the token without its suffix indicator. Pieces over `max_chars` code points are left out."""
-    fits = _fits(max_chars)
-    keys: dict[bytes, int] = {}
-    for i, token in enumerate(tokens):
-        if fits(token):
-            keys.setdefault(_MARK + token.encode("utf-8"), i)
-        if token.startswith(suffix) and fits(token[len(suffix) :]):
-            keys.setdefault(token[len(suffix) :].encode("utf-8"), i)
-    return tf.lookup.StaticHashTable(
-        tf.lookup.KeyValueTensorInitializer(tf.constant(list(keys)), tf.constant(list(keys.values()), tf.int64)),
-        default_value=-1,
-    )
-
-
-_LENGTH_PACK = 1 << 15
-
-
-def _fits(max_chars: int | None):
-    """Whether a piece (str, without the suffix indicator) is short enough to be tried."""
-    return lambda piece: max_chars is None or len(piece) <= max_chars
-
-
-def _longest_piece_from(tokens: list[str], suffix: str, max_chars: int | None = None) -> ut.CodePointLookup:
-    """Per code point: the longest initial piece starting with it (in characters, at most `max_chars`)
-    times _LENGTH_PACK plus the longest non-initial piece starting with it."""
-    fits = _fits(max_chars)
-    initial = np.zeros(ut.NUM_CODE_POINTS, np.int64)
-    non_initial = np.zeros(ut.NUM_CODE_POINTS, np.int64)
-    for token in tokens:
-        if token and fits(token):
-            cp = ord(token[0])
-            initial[cp] = max(initial[cp], len(token))
-        if token.startswith(suffix) and len(token) > len(suffix) and fits(token[len(suffix) :]):
-            rest = token[len(suffix) :]
-            non_initial[ord(rest[0])] = max(non_initial[ord(rest[0])], len(rest))
-    initial = np.minimum(initial, _LENGTH_PACK - 1)
-    non_initial = np.minimum(non_initial, _LENGTH_PACK - 1)
-    return ut.CodePointLookup(initial * _LENGTH_PACK + non_initial)
-
-
 def _check_fast_wordpiece_options(*, unknown_token, **unsupported) -> None:
     """FastWordpieceTokenizer's rules: an unknown token always, and none of the classic-only options."""
     if unknown_token is None:
@@ -522,22 +411,7 @@ def _check_fast_wordpiece_options(*, unknown_token, **unsupported) -> None:
                          "(FastWordpieceTokenizer has no such option); drop it or pass compat='tf_text'")
 
 
-def _fast_wordpiece_splitter():
+def _fast_wordpiece_splitter() -> BasicTokenizer:
     """FastWordpieceTokenizer's own pre-tokenization as a BasicTokenizer that normalizes nothing."""
-    from tf_wordpiece.bert import normalizers
-    from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
-
     identity = normalizers.hf_normalizer(clean_text=False, strip_accents=False, lowercase=False)
-    return BasicTokenizer(identity, _fast_wordpiece_pre_tokenizer())
-
-
-@functools.cache  # immutable tables, shared by every end-to-end tokenizer
-def _fast_wordpiece_pre_tokenizer():
-    """White space (ICU u_isUWhiteSpace, the Unicode White_Space property) separates words; ASCII
-    punctuation, Unicode P* (ICU u_ispunct) and CJK ideographs are words on their own."""
-    from tf_wordpiece.bert import pre_tokenizers
-
-    tables = ut.peer_tables()
-    isolated = ut.range_mask(tables["tf_text"]["punctuation"]) | ut.range_mask(tables["tf_text"]["cjk"])
-    isolated[list(_UNICODE_16_PUNCTUATION)] = True
-    return pre_tokenizers.PreTokenizer(whitespace=ut.range_mask(tables["hf"]["whitespace"]), isolated=isolated)
+    return BasicTokenizer(identity, fast_wordpiece_pre_tokenizer())

@@ -1,0 +1,176 @@
+"""MaxMatch: greedy longest-match WordPiece with every candidate piece looked up at once.
+
+For each (word, start character), the candidates are the substrings from there
+up to the longest vocabulary piece that starts with that character; all of them
+go through one hash-table lookup, each start keeps its longest hit, and each
+word then follows its chain of longest hits from its first character (pointer
+doubling, log2 of the longest word's length in rounds: `tf_wordpiece.chains`).
+A word of n characters costs up to n x longest piece lookups, but all in one
+batch: on ordinary text this beats `tf_wordpiece.bert.linmaxmatch`, whose loop
+takes a step per character. Both give the same pieces.
+
+Initial pieces are keyed `MARK + token`, non-initial ones by the token without
+its suffix indicator: words are joined into one string, each after `MARK`, so
+an initial candidate is cut together with its marker and no key is built per
+candidate.
+
+>>> matcher = MaxMatcher(["a", "abcd", "##b", "##bc", "##z"], suffix_indicator="##")
+>>> word, begin, end, ids, failed = matcher.match(tf.constant(["abcz", "abcd", "zz"]), tf.constant([4, 4, 2]))
+>>> ids.numpy().tolist(), word.numpy().tolist(), failed.numpy().tolist()
+([0, 3, 4, 1], [0, 0, 0, 1], [False, False, True])
+>>> begin.numpy().tolist(), end.numpy().tolist()
+([0, 1, 3, 0], [1, 3, 4, 4])
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+import tensorflow as tf
+
+from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.chains import follow
+from tf_wordpiece.shapes import rows_and_positions
+
+# A byte no UTF-8 text contains (0xFF is never valid UTF-8): it marks initial
+# pieces in the piece table, and WordpieceTokenizer prefixes its dedup keys of
+# forced words with it.
+MARK = b"\xff"
+# Piece ids that stand for text with no vocabulary token, which WordpieceTokenizer
+# resolves: the whole word (its own), or one character (emitted here with
+# `split_unknown_characters`).
+WHOLE_WORD, UNKNOWN_CHARACTER = -2, -3
+_UNKNOWN_CHARACTER_BITS = 0xFFFFFFFD  # UNKNOWN_CHARACTER in the low 32 bits of a packed (end << 32 | id)
+# The longest initial and non-initial pieces from a code point share one int32
+# table entry: initial * _LENGTH_PACK + non-initial (each capped below it).
+_LENGTH_PACK = 1 << 15
+
+
+class MaxMatcher(tf.Module):
+    """Greedy longest match over a batch of words, every candidate looked up in one batch.
+
+    Args:
+      tokens: the vocabulary, token n having id n.
+      suffix_indicator: prefix of non-initial pieces; may be empty.
+      max_piece_chars: pieces longer than this many code points (without the
+        suffix indicator) are never matched. Defaults to None (no limit).
+      split_unknown_characters: where no piece matches, emit the character as
+        a piece of id `UNKNOWN_CHARACTER` and go on (tensorflow_text's option),
+        instead of failing the word. Defaults to False.
+    """
+
+    def __init__(self, tokens: Sequence[str], *, suffix_indicator: str, max_piece_chars: int | None = None,
+                 split_unknown_characters: bool = False):
+        super().__init__()
+        self.split_unknown_characters = split_unknown_characters
+        self._piece_table = _piece_table(tokens, suffix_indicator, max_piece_chars)
+        self._longest_from = _longest_piece_from(tokens, suffix_indicator, max_piece_chars)
+
+    def match(self, words: tf.Tensor, n_chars: tf.Tensor):
+        """Greedy longest match for words with at least one character.
+
+        Args:
+          words: string [w]. n_chars: int32 [w], code points in each word.
+
+        Returns:
+          (word, begin, end, ids, failed): the pieces of the words that succeed,
+          flat and in order (int32 word index, int32 character begin and end in
+          the word, int64 id, `UNKNOWN_CHARACTER` for an unknown character), and
+          bool [w], words where some position has no piece (never, with
+          `split_unknown_characters`).
+        """
+        # All words in one string, each after a marker byte: candidates are cut
+        # from it without copying words, and an initial piece is cut together
+        # with its marker, which is how the piece table keys initial tokens.
+        joined = tf.strings.join([MARK, tf.strings.reduce_join(words, separator=MARK), MARK])
+        code_points, char_starts = tf.strings.unicode_decode_with_offsets(joined, "UTF-8", errors="replace")
+
+        # One segment per (word, start character), in order; in `joined` the
+        # start character of segment s of word w is character s + w + 1.
+        seg_word, seg_start = rows_and_positions(n_chars)
+        seg_char = tf.range(tf.size(seg_word)) + seg_word + 1
+        # Only as many candidates as the longest piece that starts with this
+        # character: most scripts have single-character pieces only.
+        longest = self._longest_from(tf.gather(code_points, seg_char))
+        longest = tf.where(seg_start == 0, longest // _LENGTH_PACK, longest % _LENGTH_PACK)
+        seg_count = tf.minimum(tf.gather(n_chars, seg_word) - seg_start, longest)
+        seg_byte_start = tf.gather(char_starts, seg_char) - tf.cast(seg_start == 0, tf.int64)  # initial: the marker too
+        # Candidate (s, e) is segment s up to character e of `joined`.
+        cand_seg, cand_end = rows_and_positions(seg_count, first=seg_char + 1, out_type=tf.int64)
+        byte_start = tf.gather(seg_byte_start, cand_seg)
+        cand_id = self._piece_table.lookup(
+            tf.strings.substr(joined, byte_start, tf.gather(char_starts, cand_end) - byte_start))
+        # Each segment's longest piece is its largest e << 32 | id (a miss, id -1, makes -1).
+        best = tf.math.unsorted_segment_max(
+            tf.bitwise.bitwise_or(tf.bitwise.left_shift(cand_end, 32), cand_id), cand_seg, tf.size(seg_char))
+        if self.split_unknown_characters:  # no match: the character alone, as an unknown piece
+            unknown = tf.bitwise.bitwise_or(tf.bitwise.left_shift(tf.cast(seg_char, tf.int64) + 1, 32),
+                                            _UNKNOWN_CHARACTER_BITS)
+            best = tf.where(best >= 0, best, unknown)
+        best_end_char = tf.cast(tf.bitwise.right_shift(best, 32), tf.int32)
+
+        # Follow each word's chain of longest matches over nodes (word, position
+        # 0..n): node k is the start of character k + 1 of `joined`.
+        num_nodes = tf.reduce_sum(n_chars + 1)
+        fail = num_nodes  # `follow`'s absorbing node: "no piece matches here"
+        # Word ends jump to themselves. One spare node, sliced off: TFLite's ScatterNd divides by zero on an empty output.
+        jump = tf.tensor_scatter_nd_update(
+            tf.range(num_nodes + 1), seg_char[:, None] - 1, tf.where(best >= 0, best_end_char - 1, fail))[:-1]
+        first_node = tf.cumsum(n_chars + 1, exclusive=True)
+        reached = follow(jump, first_node, num_nodes, tf.reduce_max(tf.concat([n_chars, [0]], 0)))
+        failed = ~tf.gather(reached, first_node + n_chars)
+        piece = tf.reshape(tf.where(tf.gather(reached, seg_char - 1) & ~tf.gather(failed, seg_word)), [-1])
+        piece_start, piece_char = tf.gather(seg_start, piece), tf.gather(seg_char, piece)
+        return (
+            tf.gather(seg_word, piece),
+            piece_start,
+            piece_start + tf.gather(best_end_char, piece) - piece_char,
+            self._piece_ids(tf.bitwise.bitwise_and(tf.gather(best, piece), 0xFFFFFFFF)),
+            failed,
+        )
+
+    def _piece_ids(self, low_bits: tf.Tensor) -> tf.Tensor:
+        """int64 [pieces]: the packed ids' low 32 bits, with the unknown character's back to UNKNOWN_CHARACTER."""
+        if not self.split_unknown_characters:
+            return low_bits
+        return tf.where(low_bits == _UNKNOWN_CHARACTER_BITS, tf.constant(UNKNOWN_CHARACTER, tf.int64), low_bits)
+
+
+def _piece_table(tokens: Sequence[str], suffix: str, max_chars: int | None = None) -> tf.lookup.StaticHashTable:
+    """Keys for candidate pieces: an initial piece is `MARK + token`; a non-initial
+    piece is the token without its suffix indicator. Pieces over `max_chars` code points are left out."""
+    fits = _fits(max_chars)
+    keys: dict[bytes, int] = {}
+    for i, token in enumerate(tokens):
+        if fits(token):
+            keys.setdefault(MARK + token.encode("utf-8"), i)
+        if token.startswith(suffix) and fits(token[len(suffix) :]):
+            keys.setdefault(token[len(suffix) :].encode("utf-8"), i)
+    return tf.lookup.StaticHashTable(
+        tf.lookup.KeyValueTensorInitializer(tf.constant(list(keys)), tf.constant(list(keys.values()), tf.int64)),
+        default_value=-1,
+    )
+
+
+def _fits(max_chars: int | None) -> Callable[[str], bool]:
+    """Whether a piece (str, without the suffix indicator) is short enough to be tried."""
+    return lambda piece: max_chars is None or len(piece) <= max_chars
+
+
+def _longest_piece_from(tokens: Sequence[str], suffix: str, max_chars: int | None = None) -> ut.CodePointLookup:
+    """Per code point: the longest initial piece starting with it (in characters, at most `max_chars`)
+    times _LENGTH_PACK plus the longest non-initial piece starting with it."""
+    fits = _fits(max_chars)
+    initial = np.zeros(ut.NUM_CODE_POINTS, np.int64)
+    non_initial = np.zeros(ut.NUM_CODE_POINTS, np.int64)
+    for token in tokens:
+        if token and fits(token):
+            cp = ord(token[0])
+            initial[cp] = max(initial[cp], len(token))
+        if token.startswith(suffix) and len(token) > len(suffix) and fits(token[len(suffix) :]):
+            rest = token[len(suffix) :]
+            non_initial[ord(rest[0])] = max(non_initial[ord(rest[0])], len(rest))
+    initial = np.minimum(initial, _LENGTH_PACK - 1)
+    non_initial = np.minimum(non_initial, _LENGTH_PACK - 1)
+    return ut.CodePointLookup(initial * _LENGTH_PACK + non_initial)
