@@ -54,7 +54,9 @@ def main() -> int:
     batches = [tf.constant(english[i : i + 1000]) for i in range(0, len(english), 1000)]
     vocab = reloaded.en.get_vocab_path().numpy().decode()
     peer = text.BertTokenizer(vocab, lower_case=True)
-    peer_fn = tf.function(lambda s: peer.tokenize(s).merge_dims(-2, -1), input_signature=[tf.TensorSpec([None], tf.string)])
+    peer_fn = tf.function(
+        lambda s: peer.tokenize(s).merge_dims(-2, -1), input_signature=[tf.TensorSpec([None], tf.string)]
+    )
     for batch in batches:
         ours, theirs = reloaded.en.tokenize(batch), peer_fn(batch)
         if ours[:, 1:-1].to_list() != theirs.to_list():

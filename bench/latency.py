@@ -74,8 +74,9 @@ def call_contenders(cores: list[str]) -> dict:
     hf = Tokenizer.from_file(str(TOKENIZER_JSON))
     hf.no_padding()
     hf.no_truncation()
-    ours = {f"tf_wordpiece core={core}": merged(twp.BertTokenizer(str(VOCAB), lower_case=True, core=core))
-            for core in cores}
+    ours = {
+        f"tf_wordpiece core={core}": merged(twp.BertTokenizer(str(VOCAB), lower_case=True, core=core)) for core in cores
+    }
     return {
         **ours,
         "text.BertTokenizer": merged(text.BertTokenizer(str(VOCAB), lower_case=True)),
@@ -92,7 +93,9 @@ def per_call(run: dict, lines: list[str], batch: int, *, repeats: int) -> dict[s
     ours = {}
     for name in run:
         if name.startswith("tf_wordpiece"):  # the first pass compiles the numeric core's buckets
-            first_pass[name] = clocked(lambda: ours.setdefault(name, np.concatenate([run[name](t).numpy() for t in tensors])))[0]
+            first_pass[name] = clocked(
+                lambda: ours.setdefault(name, np.concatenate([run[name](t).numpy() for t in tensors]))
+            )[0]
     reference = next(iter(ours.values()))
     for name in ("text.BertTokenizer", "text.FastBertTokenizer"):
         if not np.array_equal(reference, np.concatenate([run[name](t).numpy() for t in tensors])):
@@ -109,7 +112,9 @@ def per_call(run: dict, lines: list[str], batch: int, *, repeats: int) -> dict[s
             inputs = batches if name.startswith("HF") else tensors
             wall, cpu = clocked(lambda: [fn(x) for x in inputs])
             samples[name].append((wall * 1e3 / len(inputs), cpu * 1e3 / len(inputs)))
-    medians = {name: (statistics.median(w for w, _ in s), statistics.median(c for _, c in s)) for name, s in samples.items()}
+    medians = {
+        name: (statistics.median(w for w, _ in s), statistics.median(c for _, c in s)) for name, s in samples.items()
+    }
     return medians, first_pass
 
 
@@ -117,16 +122,19 @@ def print_calls(lines: list[str], batch_sizes: list[int], repeats: int, cores: l
     run = call_contenders(cores)
     ours = [name for name in run if name.startswith("tf_wordpiece")]
     print("\n## Per call (ms, wall / CPU; median of interleaved passes)\n")
-    print(f"| batch | {' | '.join(run)} | "
-          + " | ".join(f"{name.split()[-1]}: CPU vs Bert | CPU vs FastBert | wall vs FastBert" for name in ours)
-          + " | first pass (s) |")
+    print(
+        f"| batch | {' | '.join(run)} | "
+        + " | ".join(f"{name.split()[-1]}: CPU vs Bert | CPU vs FastBert | wall vs FastBert" for name in ours)
+        + " | first pass (s) |"
+    )
     print("|---|" + "---|" * (len(run) + 3 * len(ours) + 1))
     for batch in tqdm(batch_sizes, desc="batch sizes", leave=False):
         ms, first_pass = per_call(run, lines, batch, repeats=repeats)
         cells = " | ".join(f"{w:.2f} / {c:.2f}" for w, c in ms.values())
         bert, fast = ms["text.BertTokenizer"], ms["text.FastBertTokenizer"]
-        ratios = " | ".join(f"{bert[1] / ms[n][1]:.2f}x | {fast[1] / ms[n][1]:.2f}x | {fast[0] / ms[n][0]:.2f}x"
-                            for n in ours)
+        ratios = " | ".join(
+            f"{bert[1] / ms[n][1]:.2f}x | {fast[1] / ms[n][1]:.2f}x | {fast[0] / ms[n][0]:.2f}x" for n in ours
+        )
         compiled = ", ".join(f"{n.split()[-1]} {first_pass[n]:.1f}" for n in ours)
         print(f"| {batch} | {cells} | {ratios} | {compiled} |", flush=True)
 
@@ -200,7 +208,7 @@ def print_pipeline(repeats: int, cores: list[str]) -> None:
         runs["tensorflow_text"] = pipelines(peer, pairs)
         passes = {(who, how): [] for who, ways in runs.items() for how in ways}
         for _ in tqdm(range(repeats), desc="pipeline passes", leave=False):
-            for (who, how) in passes:
+            for who, how in passes:
                 passes[(who, how)].append(timed_pass(runs[who][how]))
         loop_vs_map = {core: loop_and_map(loaded[core], pairs, repeats) for core in cores}
 
@@ -208,12 +216,17 @@ def print_pipeline(repeats: int, cores: list[str]) -> None:
         return statistics.median(p[part][clock] for p in passes[(who, how)])
 
     print(f"\n## The tutorial's pipeline ({len(pairs)} pt/en pairs; s per pass, wall / CPU; median of {repeats})\n")
-    print("tf_wordpiece's converter exported and reloaded with each core, against the tutorial's converter on "
-          "tensorflow_text. `iter()` builds the iterator (it instantiates the map function; Keras `fit` does it every "
-          "epoch); the batches are the rest of the pass, what a long epoch costs. Ratios: tensorflow_text's time / "
-          "ours (above 1: ours is faster).\n")
-    print("| pipeline | part | tensorflow_text converter | " + " | ".join(f"{who} | wall ratio | CPU ratio" for who in runs
-                                                                   if who != "tensorflow_text") + " |")
+    print(
+        "tf_wordpiece's converter exported and reloaded with each core, against the tutorial's converter on "
+        "tensorflow_text. `iter()` builds the iterator (it instantiates the map function; Keras `fit` does it every "
+        "epoch); the batches are the rest of the pass, what a long epoch costs. Ratios: tensorflow_text's time / "
+        "ours (above 1: ours is faster).\n"
+    )
+    print(
+        "| pipeline | part | tensorflow_text converter | "
+        + " | ".join(f"{who} | wall ratio | CPU ratio" for who in runs if who != "tensorflow_text")
+        + " |"
+    )
     print("|---|---|---|" + "---|---|---|" * len(cores))
     for how in runs["tensorflow_text"]:
         for part, label in ((1, "batches"), (0, "`iter()`")):
@@ -224,8 +237,10 @@ def print_pipeline(repeats: int, cores: list[str]) -> None:
                 cells.append(f"{o[0]:.2f} / {o[1]:.2f} | {p[0] / o[0]:.2f}x | {p[1] / o[1]:.2f}x")
             print(f"| `{how}` | {label} | {p[0]:.2f} / {p[1]:.2f} | " + " | ".join(cells) + " |")
     for core, figures in loop_vs_map.items():
-        print(f"\nThe reloaded `en.tokenize` (core={core}) on batches of 64, ms per batch (wall / CPU): "
-              + "; ".join(f"{where} {w:.2f} / {c:.2f}" for where, (w, c) in figures.items()))
+        print(
+            f"\nThe reloaded `en.tokenize` (core={core}) on batches of 64, ms per batch (wall / CPU): "
+            + "; ".join(f"{where} {w:.2f} / {c:.2f}" for where, (w, c) in figures.items())
+        )
 
 
 def loop_and_map(module, pairs, repeats: int) -> dict[str, tuple[float, float]]:
@@ -237,8 +252,10 @@ def loop_and_map(module, pairs, repeats: int) -> dict[str, tuple[float, float]]:
     for _ in range(repeats):
         samples["Python loop"].append(clocked(lambda: [module.en.tokenize(x) for x in batches]))
         samples["tf.data map"].append(timed_pass(dataset)[1])
-    return {where: tuple(statistics.median(s[i] for s in runs) * 1e3 / len(batches) for i in (0, 1))
-            for where, runs in samples.items()}
+    return {
+        where: tuple(statistics.median(s[i] for s in runs) * 1e3 / len(batches) for i in (0, 1))
+        for where, runs in samples.items()
+    }
 
 
 def main() -> None:
@@ -249,8 +266,10 @@ def main() -> None:
     parser.add_argument("--cores", default="string,xla", help="BertTokenizer cores to time (string, numeric, xla)")
     args = parser.parse_args()
     lines = (ROOT / "tests" / "data" / "multilingual_dev.txt").read_text(encoding="utf-8").splitlines()
-    print(f"{tf.config.threading.get_inter_op_parallelism_threads() or 'default'} inter-op threads; "
-          "ratios above 1 mean tf_wordpiece is faster")
+    print(
+        f"{tf.config.threading.get_inter_op_parallelism_threads() or 'default'} inter-op threads; "
+        "ratios above 1 mean tf_wordpiece is faster"
+    )
     if args.part in ("calls", "all"):
         print_calls(lines, [int(b) for b in args.batches.split(",")], args.repeats, args.cores.split(","))
     if args.part in ("pipeline", "all"):

@@ -72,24 +72,46 @@ def worker(which: str, corpus: str, vocab_size: int, out: str) -> None:
         counted = time.perf_counter()
         vocab = peer.learn(counts, vocab_size, RESERVED)
         figures = dict(count_s=counted - start, learn_s=time.perf_counter() - counted, distinct_words=len(counts))
-    figures.update(total_s=time.perf_counter() - start, vocab_size=len(vocab),
-                   peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    figures.update(
+        total_s=time.perf_counter() - start,
+        vocab_size=len(vocab),
+        peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    )
     pathlib.Path(out).write_text("\n".join(vocab), encoding="utf-8")
     print(json.dumps(figures))
 
 
 def run_worker(which: str, corpus: pathlib.Path, vocab_size: int, work: pathlib.Path) -> tuple[dict, list[str]]:
     out = work / f"{which}_{corpus.stem}.txt"
-    result = subprocess.run([sys.executable, __file__, "--worker", which, "--corpus-file", str(corpus), "--vocab-size",
-                             str(vocab_size), "--out", str(out)], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            "--worker",
+            which,
+            "--corpus-file",
+            str(corpus),
+            "--vocab-size",
+            str(vocab_size),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(result.stdout.strip().splitlines()[-1]), out.read_text(encoding="utf-8").split("\n")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--input", nargs="*", default=[], help="UTF-8 text files instead of the embedded text")
-    parser.add_argument("--corpus", choices=["mixed", "english"], default="mixed",
-                        help="embedded text: English, Portuguese and the multilingual sample (mixed), or English only")
+    parser.add_argument(
+        "--corpus",
+        choices=["mixed", "english"],
+        default="mixed",
+        help="embedded text: English, Portuguese and the multilingual sample (mixed), or English only",
+    )
     parser.add_argument("--lines", type=int, default=0, help="repeat or cut the corpus to this many lines (0: as is)")
     parser.add_argument("--repeat", type=int, default=3, help="ours also runs on the corpus repeated this many times")
     parser.add_argument("--vocab-size", type=int, default=8000)
@@ -107,8 +129,10 @@ def main() -> int:
         lines = corpus_lines(args.input, args.corpus, args.lines)
         corpus.write_text("\n".join(lines), encoding="utf-8")
         repeated.write_text("\n".join(lines * args.repeat), encoding="utf-8")
-        print(f"corpus: {len(lines)} lines, {corpus.stat().st_size / 1e6:.1f} MB; vocab_size {args.vocab_size}, "
-              "lower_case=True")
+        print(
+            f"corpus: {len(lines)} lines, {corpus.stat().st_size / 1e6:.1f} MB; vocab_size {args.vocab_size}, "
+            "lower_case=True"
+        )
         runs = [("ours", corpus), ("ours", repeated), ("peer", corpus)]
         results = {}
         for which, path in tqdm(runs, desc="learners", unit="run"):
@@ -122,13 +146,21 @@ def main() -> int:
         return 1
     print("| learner | lines | distinct words | count s | learn s | total s | peak RSS MB |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    rows = [("tf_wordpiece", ours, len(lines)), (f"tf_wordpiece, corpus x{args.repeat}", big, len(lines) * args.repeat),
-            ("tensorflow_text", peer, len(lines))]
+    rows = [
+        ("tf_wordpiece", ours, len(lines)),
+        (f"tf_wordpiece, corpus x{args.repeat}", big, len(lines) * args.repeat),
+        ("tensorflow_text", peer, len(lines)),
+    ]
     for name, figures, count in rows:
-        print(f"| {name} | {count} | {figures['distinct_words']} | {figures['count_s']:.1f} | {figures['learn_s']:.1f} "
-              f"| {figures['total_s']:.1f} | {figures['peak_rss_mb']:.0f} |")
-    print(f"identical vocabularies ({ours['vocab_size']} tokens); tf_wordpiece is {peer['total_s'] / ours['total_s']:.1f}x "
-          f"faster end to end: {peer['count_s'] / ours['count_s']:.1f}x counting, {peer['learn_s'] / ours['learn_s']:.0f}x learning")
+        print(
+            f"| {name} | {count} | {figures['distinct_words']} | {figures['count_s']:.1f} | {figures['learn_s']:.1f} "
+            f"| {figures['total_s']:.1f} | {figures['peak_rss_mb']:.0f} |"
+        )
+    print(
+        f"identical vocabularies ({ours['vocab_size']} tokens); "
+        f"tf_wordpiece is {peer['total_s'] / ours['total_s']:.1f}x faster end to end: "
+        f"{peer['count_s'] / ours['count_s']:.1f}x counting, {peer['learn_s'] / ours['learn_s']:.0f}x learning"
+    )
     return 0
 
 

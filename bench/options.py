@@ -38,8 +38,9 @@ def contenders(compat: str, shards: list[int]) -> dict:
     run = {"tensorflow_text.BertTokenizer": flat(text.BertTokenizer(str(bench_tokenize.VOCAB), lower_case=True))}
     for algorithm in ("maxmatch", "linmaxmatch"):
         for n in shards:
-            tok = twp.BertTokenizer(str(bench_tokenize.VOCAB), lower_case=True, compat=compat, algorithm=algorithm,
-                                    parallel_shards=n)
+            tok = twp.BertTokenizer(
+                str(bench_tokenize.VOCAB), lower_case=True, compat=compat, algorithm=algorithm, parallel_shards=n
+            )
             run[f"tf_wordpiece ({algorithm}, parallel_shards={n})"] = flat(tok)
     return run
 

@@ -29,8 +29,8 @@ import tensorflow as tf
 from tqdm import tqdm
 
 from tf_wordpiece.bert.linmaxmatch import LinMaxMatchTrie
-from tf_wordpiece.vocab import read_vocab_file
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
+from tf_wordpiece.vocab import read_vocab_file
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 VOCAB = ROOT / "tests" / "data" / "bert-base-uncased" / "vocab.txt"
@@ -110,7 +110,8 @@ def costs() -> None:
     print(f"precompute (trie, failure links and pops): {precompute:.2f} s")
     print(
         f"SavedModel of WordpieceTokenizer: maxmatch {sizes['maxmatch'] / 1e6:.2f} MB, "
-        f"linmaxmatch {sizes['linmaxmatch'] / 1e6:.2f} MB, extra {(sizes['linmaxmatch'] - sizes['maxmatch']) / 1e6:+.2f} MB"
+        f"linmaxmatch {sizes['linmaxmatch'] / 1e6:.2f} MB, "
+        f"extra {(sizes['linmaxmatch'] - sizes['maxmatch']) / 1e6:+.2f} MB"
     )
 
 

@@ -73,7 +73,9 @@ def load(threads: int, repeats: int) -> None:
     megabytes = sum(len(s.encode()) for s in lines) / 1e6
     batches = [tf.constant(lines[i : i + 1000]) for i in range(0, len(lines), 1000)]
     with tempfile.TemporaryDirectory() as folder:
-        module = CustomTokenizer(["[PAD]", "[UNK]", "[START]", "[END]"], tutorial_vocab(pathlib.Path(folder)), lower_case=True)
+        module = CustomTokenizer(
+            ["[PAD]", "[UNK]", "[START]", "[END]"], tutorial_vocab(pathlib.Path(folder)), lower_case=True
+        )
         save_atomically(module, f"{folder}/model")
         model = tf.saved_model.load(f"{folder}/model")
         want = [flat(model.tokenize(b)) for b in batches]  # warm-up and the reference
@@ -94,7 +96,11 @@ def load(threads: int, repeats: int) -> None:
 
         print(f"{len(lines)} lines, {megabytes:.2f} MB, {len(batches)} batches of 1000; best of {repeats}")
         base = None
-        for name, run in [("1 thread", one_thread), (f"{threads} threads", many_threads), ("tf.data AUTOTUNE", data_pipeline)]:
+        for name, run in [
+            ("1 thread", one_thread),
+            (f"{threads} threads", many_threads),
+            ("tf.data AUTOTUNE", data_pipeline),
+        ]:
             best = float("inf")
             for _ in range(repeats):
                 start = time.perf_counter()
@@ -117,7 +123,11 @@ def huge_case(name: str) -> dict:
     ours.tokenize(["warm up"])
     lines = sample_lines()
     report: dict = {"case": name, "rss_before_mb": peak_rss_mb()}
-    line_ids = [flat(ours.tokenize(lines[i : i + 1000]))[-1] for i in range(0, len(lines), 1000)] if "string" in name or name == "mixed" else None
+    line_ids = (
+        [flat(ours.tokenize(lines[i : i + 1000]))[-1] for i in range(0, len(lines), 1000)]
+        if "string" in name or name == "mixed"
+        else None
+    )
     if line_ids is not None:
         line_ids = np.concatenate(line_ids)
         report["rss_before_mb"] = peak_rss_mb()
@@ -146,7 +156,9 @@ def huge_case(name: str) -> dict:
             lambda ids: np.array_equal(ids[0].flat_values.numpy(), expected),
             lambda ids: ids[1:2].flat_values.shape[0] == 0 and ids[2].to_list() == [[UNK]],
             lambda ids: ids[3:1_000_003].flat_values.shape[0] == 0,
-            lambda ids: np.array_equal(ids[1_000_003:].flat_values.numpy(), line_ids[: ids[1_000_003:].flat_values.shape[0]]),
+            lambda ids: np.array_equal(
+                ids[1_000_003:].flat_values.numpy(), line_ids[: ids[1_000_003:].flat_values.shape[0]]
+            ),
         ]
     strings = tf.constant(inputs)
     del inputs
@@ -162,7 +174,9 @@ def huge_case(name: str) -> dict:
         start = time.perf_counter()
         theirs = peer.tokenize(strings)
         report["peer_seconds"] = time.perf_counter() - start
-        report["peer_equal"] = theirs.to_list() == ids.to_list() if name != "empty_1m" else same(flat(theirs), flat(ids))
+        report["peer_equal"] = (
+            theirs.to_list() == ids.to_list() if name != "empty_1m" else same(flat(theirs), flat(ids))
+        )
     return report
 
 
@@ -179,8 +193,11 @@ def huge(cases: list[str]) -> None:
             raise SystemExit(f"{name} failed:\n{proc.stderr[-3000:]}")
         r = json.loads(proc.stdout.strip().splitlines()[-1])
         peer = f"{r['peer_seconds']:.2f} s, ids equal: {r['peer_equal']}" if "peer_seconds" in r else "-"
-        print(f"| {r['input']} | {r['seconds']:.2f} s | {r['peak_rss_mb'] / 1024:.2f} GB "
-              f"(+{(r['peak_rss_mb'] - r['rss_before_mb']) / 1024:.2f} GB) | {peer} | {r['correct']} |", flush=True)
+        print(
+            f"| {r['input']} | {r['seconds']:.2f} s | {r['peak_rss_mb'] / 1024:.2f} GB "
+            f"(+{(r['peak_rss_mb'] - r['rss_before_mb']) / 1024:.2f} GB) | {peer} | {r['correct']} |",
+            flush=True,
+        )
 
 
 def main() -> None:

@@ -45,9 +45,12 @@ def main() -> None:
     corpus = lines[: args.lines]
     megabytes = sum(len(s.encode("utf-8")) for s in lines) / 1e6
 
-    peer, peer_learn = timed(lambda: tfds.deprecated.text.SubwordTextEncoder.build_from_corpus(iter(corpus), args.target))
-    tfds_mode, tfds_mode_learn = timed(lambda: sl.build_to_target_size(
-        sl.corpus_token_counts(corpus, compat="tfds"), args.target, compat="tfds"))
+    peer, peer_learn = timed(
+        lambda: tfds.deprecated.text.SubwordTextEncoder.build_from_corpus(iter(corpus), args.target)
+    )
+    tfds_mode, tfds_mode_learn = timed(
+        lambda: sl.build_to_target_size(sl.corpus_token_counts(corpus, compat="tfds"), args.target, compat="tfds")
+    )
     if tfds_mode != peer.subwords:
         raise SystemExit("compat='tfds' subwords differ from tfds's")
     ours, ours_learn = timed(lambda: twp.SubwordTextEncoder.build_from_corpus(corpus, args.target))
@@ -65,12 +68,27 @@ def main() -> None:
     if [row for i in tfds_ids for row in i.to_list()] != peer_ids:
         raise SystemExit("compat='tfds' ids differ from tfds's encode")
 
-    print(f"\nlearning on {len(corpus)} lines, target {args.target}; encoding {len(lines)} lines ({megabytes:.2f} MB), batch {args.batch}")
+    print(
+        f"\nlearning on {len(corpus)} lines, target {args.target}; "
+        f"encoding {len(lines)} lines ({megabytes:.2f} MB), batch {args.batch}"
+    )
     print("| step | tf_wordpiece | tfds.deprecated.text | vs tfds |\n|---|---|---|---|")
-    print(f"| learn, t2t mode (vocab {len(ours.subtokens)}) | {ours_learn:.1f} s | {peer_learn:.1f} s (vocab {peer.vocab_size}) | {peer_learn / ours_learn:.2f}x |")
-    print(f"| learn, tfds mode (same subwords) | {tfds_mode_learn:.1f} s | {peer_learn:.1f} s | {peer_learn / tfds_mode_learn:.2f}x |")
-    print(f"| encode, t2t mode, MB/s | {megabytes / ours_encode:.2f} | {megabytes / peer_encode:.2f} | {peer_encode / ours_encode:.2f}x |")
-    print(f"| encode, tfds mode (same ids), MB/s | {megabytes / graph_encode:.2f} | {megabytes / peer_encode:.2f} | {peer_encode / graph_encode:.2f}x |")
+    print(
+        f"| learn, t2t mode (vocab {len(ours.subtokens)}) | {ours_learn:.1f} s "
+        f"| {peer_learn:.1f} s (vocab {peer.vocab_size}) | {peer_learn / ours_learn:.2f}x |"
+    )
+    print(
+        f"| learn, tfds mode (same subwords) | {tfds_mode_learn:.1f} s | {peer_learn:.1f} s "
+        f"| {peer_learn / tfds_mode_learn:.2f}x |"
+    )
+    print(
+        f"| encode, t2t mode, MB/s | {megabytes / ours_encode:.2f} | {megabytes / peer_encode:.2f} "
+        f"| {peer_encode / ours_encode:.2f}x |"
+    )
+    print(
+        f"| encode, tfds mode (same ids), MB/s | {megabytes / graph_encode:.2f} | {megabytes / peer_encode:.2f} "
+        f"| {peer_encode / graph_encode:.2f}x |"
+    )
 
 
 if __name__ == "__main__":

@@ -78,7 +78,9 @@ def encoders() -> dict:
     hf.enable_padding()
     return {
         "tf_wordpiece encode (template, truncate 128, pad)": encode,
-        "HF tokenizers encode_batch (template, truncate 128, pad)": lambda batch: [e.ids for e in hf.encode_batch(batch)],
+        "HF tokenizers encode_batch (template, truncate 128, pad)": lambda batch: [
+            e.ids for e in hf.encode_batch(batch)
+        ],
     }
 
 
@@ -87,11 +89,18 @@ def check_encode_parity(run: dict, batches: list[list[str]]) -> None:
     for batch in batches:
         if ours([s.encode("utf-8") for s in batch]).numpy().tolist() != peer(batch):
             raise SystemExit("encode ids differ from HF tokenizers encode_batch")
+
+
 # LinMaxMatch rows beside the default (maxmatch), and Fast WordPiece's bar (issue 5).
 ALGORITHM_ROWS = {
-    f"tf_wordpiece (compat={compat}, linmaxmatch)": dict(compat=compat, algorithm="linmaxmatch") for compat in ("tf_text", "hf")
+    f"tf_wordpiece (compat={compat}, linmaxmatch)": dict(compat=compat, algorithm="linmaxmatch")
+    for compat in ("tf_text", "hf")
 }
-BAR = {"tensorflow_text.FastBertTokenizer": 1.0, "tensorflow_text.BertTokenizer": 5.0, "HF tokenizers encode_batch": 5.0}
+BAR = {
+    "tensorflow_text.FastBertTokenizer": 1.0,
+    "tensorflow_text.BertTokenizer": 5.0,
+    "HF tokenizers encode_batch": 5.0,
+}
 
 
 def algorithm_contenders() -> dict:
@@ -125,9 +134,10 @@ def print_bar(rows: list) -> None:
         best = max(s for n, s in speeds.items() if n.startswith("tf_wordpiece (compat="))
         for peer, bar in BAR.items():
             ratio = best / speeds[peer]
-            print(f"| {corpus} | {best:.2f} MB/s | {peer} | {ratio:.2f}x | >= {bar:.1f}x {'met' if ratio >= bar else 'NOT met'} |")
-
-
+            print(
+                f"| {corpus} | {best:.2f} MB/s | {peer} | {ratio:.2f}x "
+                f"| >= {bar:.1f}x {'met' if ratio >= bar else 'NOT met'} |"
+            )
 
 
 def check_parity(run: dict, batches: list[list[str]]) -> None:
@@ -185,8 +195,10 @@ def main() -> None:
             rows.append((corpus, name, megabytes / seconds))
         for name, seconds in measure(encode_run, batches, repeats=args.repeats, desc=f"timing encode {corpus}").items():
             encode_rows.append((corpus, name, megabytes / seconds))
-    print(f"\nbatch {args.batch}, median of {args.repeats} interleaved passes, "
-          f"{tf.config.threading.get_inter_op_parallelism_threads() or 'default'} inter-op threads")
+    print(
+        f"\nbatch {args.batch}, median of {args.repeats} interleaved passes, "
+        f"{tf.config.threading.get_inter_op_parallelism_threads() or 'default'} inter-op threads"
+    )
     print("| corpus | tokenizer | MB/s | vs tensorflow_text.BertTokenizer |\n|---|---|---|---|")
     for corpus, name, speed in rows:
         baseline = next(s for c, n, s in rows if c == corpus and n == "tensorflow_text.BertTokenizer")

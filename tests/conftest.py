@@ -15,7 +15,8 @@ import pytest
 # on sys.path: this line is what makes `from helpers.data import VOCAB` work in every test module, either mode.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from helpers import data, hard_strings as strings  # noqa: E402
+from helpers import data  # noqa: E402
+from helpers import hard_strings as strings
 
 
 @pytest.fixture

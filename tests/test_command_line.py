@@ -15,13 +15,13 @@ import pathlib
 import re
 import subprocess
 import sys
-import tomllib
 import warnings
 import zipfile
 
 import pytest
-from helpers.data import TOKENIZER_JSON, VOCAB
+import tomllib
 
+from helpers.data import TOKENIZER_JSON, VOCAB
 from tf_wordpiece import cli
 
 REPO = pathlib.Path(__file__).parent.parent
@@ -30,8 +30,10 @@ PROSE = "A thesis, in prose.\nEvery line of it has spaces in it.\nNo vocabulary 
 
 def snapshot(folder: pathlib.Path) -> dict[str, str]:
     """Every file and folder under `folder` -> its SHA-256 (folders: "dir")."""
-    return {str(p.relative_to(folder)): "dir" if p.is_dir() else hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*"))}
+    return {
+        str(p.relative_to(folder)): "dir" if p.is_dir() else hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+    }
 
 
 @pytest.fixture
@@ -46,12 +48,15 @@ def user_folder(tmp_path, monkeypatch) -> pathlib.Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("out, message", [
-    (".", "is the current folder or one above it"),
-    ("..", "is the current folder or one above it"),
-    ("notes.txt", "is a file, not a SavedModel folder"),
-    ("data", "is a folder that is not a SavedModel (it holds x.csv)"),
-])
+@pytest.mark.parametrize(
+    "out, message",
+    [
+        (".", "is the current folder or one above it"),
+        ("..", "is the current folder or one above it"),
+        ("notes.txt", "is a file, not a SavedModel folder"),
+        ("data", "is a folder that is not a SavedModel (it holds x.csv)"),
+    ],
+)
 def test_export_refuses_to_replace_what_it_did_not_write(user_folder, capsys, out, message):
     before = snapshot(user_folder.parent) if out == ".." else snapshot(user_folder)
     assert cli.main(["export", "--input", "pairs.tsv", "--out", out, "--overwrite"]) == 2
@@ -70,12 +75,19 @@ def test_export_refuses_a_zip_it_did_not_write(user_folder, capsys):
     assert snapshot(user_folder) == before
 
 
-@pytest.mark.parametrize("out, overwrite, message", [
-    ("data", True, "--out: data is a folder; give the path of the vocab file to write inside it, such as data/vocab.txt"),
-    ("thesis.txt", True, "--out: thesis.txt exists and does not look like a vocab file"),
-    ("notes.txt", False, "--out: notes.txt already exists; pass --overwrite to replace that vocab file"),
-    ("nowhere/vocab.txt", False, "--out: the folder nowhere does not exist"),
-])
+@pytest.mark.parametrize(
+    "out, overwrite, message",
+    [
+        (
+            "data",
+            True,
+            "--out: data is a folder; give the path of the vocab file to write inside it, such as data/vocab.txt",
+        ),
+        ("thesis.txt", True, "--out: thesis.txt exists and does not look like a vocab file"),
+        ("notes.txt", False, "--out: notes.txt already exists; pass --overwrite to replace that vocab file"),
+        ("nowhere/vocab.txt", False, "--out: the folder nowhere does not exist"),
+    ],
+)
 def test_learn_refuses_before_counting(user_folder, capsys, out, overwrite, message):
     before = snapshot(user_folder)
     assert cli.main(["learn", "--input", "thesis.txt", "--out", out] + ["--overwrite"] * overwrite) == 2
@@ -86,8 +98,23 @@ def test_learn_refuses_before_counting(user_folder, capsys, out, overwrite, mess
 
 def test_learn_replaces_a_vocab_file_with_overwrite(user_folder):
     (user_folder / "vocab.txt").write_text("[PAD]\n[UNK]\nold\n", encoding="utf-8")
-    assert cli.main(["learn", "--input", "pairs.tsv", "--out", "vocab.txt", "--overwrite", "--lower-thresh", "1",
-                     "--vocab-size", "60"]) == 0
+    assert (
+        cli.main(
+            [
+                "learn",
+                "--input",
+                "pairs.tsv",
+                "--out",
+                "vocab.txt",
+                "--overwrite",
+                "--lower-thresh",
+                "1",
+                "--vocab-size",
+                "60",
+            ]
+        )
+        == 0
+    )
     assert "mundo" in (user_folder / "vocab.txt").read_text(encoding="utf-8").split("\n")
 
 
@@ -137,10 +164,15 @@ def test_beam_prints_the_summary_learn_prints(user_folder, capsys, library_temp_
 
 # Errors that say what to do, in the command line's names.
 
+
 def test_non_utf8_input_names_the_file_and_line(user_folder, capsys):
-    (user_folder / "latin1.tsv").write_bytes("ol\u00e1\thello\ncaf\u00e9\tcoffee\n".encode("utf-8")[:6] + "\n\u00e9\tx\n".encode("latin-1"))
+    (user_folder / "latin1.tsv").write_bytes(
+        "ol\u00e1\thello\ncaf\u00e9\tcoffee\n".encode("utf-8")[:6] + "\n\u00e9\tx\n".encode("latin-1")
+    )
     assert cli.main(["export", "--input", "latin1.tsv", "--out", "m"]) == 2
-    assert "--input: latin1.tsv is not UTF-8 text: line 2 holds the byte 0xe9 at byte offset 0" in capsys.readouterr().err
+    assert (
+        "--input: latin1.tsv is not UTF-8 text: line 2 holds the byte 0xe9 at byte offset 0" in capsys.readouterr().err
+    )
     assert not (user_folder / "m").exists()
 
 
@@ -149,8 +181,10 @@ def test_learn_fails_on_one_line_that_is_not_utf8_as_export_does(user_folder, ca
     (user_folder / "mixed.txt").write_bytes("\n".join(lines).encode("utf-8").replace("\u00e9".encode("utf-8"), b"\xe9"))
     assert cli.main(["learn", "--input", "notes.txt", "mixed.txt", "--out", "vocab.txt"]) == 2
     err = capsys.readouterr().err
-    assert ("tf-wordpiece learn: --input: mixed.txt is not UTF-8 text: line 9001 holds the byte 0xe9 at byte offset 7; "
-            "convert the file to UTF-8 first") in err
+    assert (
+        "tf-wordpiece learn: --input: mixed.txt is not UTF-8 text: line 9001 holds the byte 0xe9 at byte offset 7; "
+        "convert the file to UTF-8 first"
+    ) in err
     assert "warning" not in err and not (user_folder / "vocab.txt").exists()
 
 
@@ -170,16 +204,24 @@ def test_messages_use_option_names(user_folder, capsys):
     from tf_wordpiece.console import in_option_names
 
     parser = cli.build_parser()._subparsers._group_actions[0].choices["learn"]
-    assert (in_option_names("vocab_size: 10 is too small; lower max_unique_chars", parser)
-            == "--vocab-size: 10 is too small; lower --max-unique-chars")
+    assert (
+        in_option_names("vocab_size: 10 is too small; lower max_unique_chars", parser)
+        == "--vocab-size: 10 is too small; lower --max-unique-chars"
+    )
     assert in_option_names("input: no words in x", parser) == "--input: no words in x"
 
 
-@pytest.mark.parametrize("vocab, message", [
-    ("thesis.txt", "does not look like a vocab file"),
-    (str(TOKENIZER_JSON), "looks like a Hugging Face tokenizer.json, not a vocab.txt; load it with "
-                          "BertTokenizer.from_tokenizer_json (--tokenizer-json on the command line)"),
-])
+@pytest.mark.parametrize(
+    "vocab, message",
+    [
+        ("thesis.txt", "does not look like a vocab file"),
+        (
+            str(TOKENIZER_JSON),
+            "looks like a Hugging Face tokenizer.json, not a vocab.txt; load it with "
+            "BertTokenizer.from_tokenizer_json (--tokenizer-json on the command line)",
+        ),
+    ],
+)
 def test_tokenize_explains_a_wrong_vocab_file(user_folder, capsys, vocab, message):
     (user_folder / "thesis.txt").write_text(PROSE * 3, encoding="utf-8")  # duplicate lines, as long texts have
     assert cli.main(["tokenize", "--vocab", vocab, "hello"]) == 2
@@ -207,11 +249,17 @@ def test_missing_tfds_dataset_says_how_to_download_it(user_folder, capsys, libra
         assert "tfds build ted_hrlr_translate/pt_to_en" in error and "download=True" not in error.split(";")[0]
 
 
-@pytest.mark.parametrize("corpus, advice", [
-    ("pairs.tsv", "every word occurs at least 50 times, more than --lower-thresh 10, so a lower --lower-thresh "
-                  "changes nothing; give more text"),
-    ("thesis.txt", "fewer than --lower-thresh 10; give more text or lower --lower-thresh"),
-])
+@pytest.mark.parametrize(
+    "corpus, advice",
+    [
+        (
+            "pairs.tsv",
+            "every word occurs at least 50 times, more than --lower-thresh 10, so a lower --lower-thresh "
+            "changes nothing; give more text",
+        ),
+        ("thesis.txt", "fewer than --lower-thresh 10; give more text or lower --lower-thresh"),
+    ],
+)
 def test_learn_on_a_tiny_corpus_says_why_it_is_short(user_folder, capsys, corpus, advice):
     assert cli.main(["learn", "--input", corpus, "--out", "vocab.txt", "--vocab-size", "500"]) == 0
     printed = capsys.readouterr().out
@@ -224,6 +272,7 @@ def test_learn_on_a_tiny_corpus_says_why_it_is_short(user_folder, capsys, corpus
 
 
 # A command line that feels quick.
+
 
 def test_help_and_argument_errors_do_not_import_tensorflow(tmp_path):
     probe = (
@@ -238,8 +287,14 @@ def test_help_and_argument_errors_do_not_import_tensorflow(tmp_path):
         "        pass\n"
         "print('tensorflow' in sys.modules, 'tqdm' in sys.modules)\n"
     )
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
-                            env=dict(os.environ, PYTHONPATH=str(REPO)), cwd=tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        cwd=tmp_path,
+    )
     assert result.stdout.strip().endswith("False False"), result.stdout + result.stderr
     assert "(default: 8000)" in result.stdout and "(default: 10)" in result.stdout  # every default shown
     assert "usage: tf-wordpiece tokenize" in result.stderr  # the tokenize usage, not the top-level one
@@ -265,11 +320,14 @@ def test_help_shows_each_default_once(capsys, command):
         assert text.count("(default: [UNK], or the tokenizer.json's)") == 1
 
 
-@pytest.mark.parametrize("argv, unknown", [
-    (["tokenize", "--vocab", str(VOCAB), "--lowercase", "hello"], "--lowercase"),
-    (["learn", "--input", "x.txt", "--out", "v.txt", "--vocabsize", "10"], "--vocabsize"),
-    (["export", "--no-zipp"], "--no-zipp"),
-])
+@pytest.mark.parametrize(
+    "argv, unknown",
+    [
+        (["tokenize", "--vocab", str(VOCAB), "--lowercase", "hello"], "--lowercase"),
+        (["learn", "--input", "x.txt", "--out", "v.txt", "--vocabsize", "10"], "--vocabsize"),
+        (["export", "--no-zipp"], "--no-zipp"),
+    ],
+)
 def test_a_misspelt_option_shows_the_command_usage(capsys, argv, unknown):
     with pytest.raises(SystemExit) as exit:
         cli.main(argv)
@@ -281,22 +339,35 @@ def test_a_misspelt_option_shows_the_command_usage(capsys, argv, unknown):
 
 def test_a_non_utf8_argument_is_a_one_line_error():
     # Real bytes on the command line: Python hands them over as surrogate escapes. Refused before TensorFlow loads.
-    result = subprocess.run([sys.executable, "-m", "tf_wordpiece.cli", "tokenize", "--vocab", str(VOCAB), "ok",
-                             b"caf\xe9"], capture_output=True, timeout=60, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    result = subprocess.run(
+        [sys.executable, "-m", "tf_wordpiece.cli", "tokenize", "--vocab", str(VOCAB), "ok", b"caf\xe9"],
+        capture_output=True,
+        timeout=60,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )
     assert result.returncode == 2 and result.stdout == b""
     assert result.stderr.decode() == (
         "tf-wordpiece tokenize: text: argument 2 b'caf\\xe9' is not valid UTF-8 (byte 0xe9 at byte offset 3); pass "
         "text in UTF-8: set a UTF-8 locale in the terminal (e.g. LANG=C.UTF-8) or convert it with iconv -f latin1 "
-        "-t utf-8\n")
+        "-t utf-8\n"
+    )
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["tokenize", "--vocab", str(VOCAB), "--unknown-token", "\udcff", "x"], "tokenize: --unknown-token: b'\\xff' is"),
-    (["learn", "--input", "pairs.tsv", "--out", "v.txt", "--reserved", "[UNK]", "\udce9"],
-     "learn: --reserved: argument 2 b'\\xe9' is"),
-    (["learn", "--input", "pairs.tsv", "--out", "v.txt", "--joiner", "#\udce9"], "learn: --joiner: b'#\\xe9' is"),
-    (["export", "--out", "m\udce9"], "export: --out: b'm\\xe9' is"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["tokenize", "--vocab", str(VOCAB), "--unknown-token", "\udcff", "x"],
+            "tokenize: --unknown-token: b'\\xff' is",
+        ),
+        (
+            ["learn", "--input", "pairs.tsv", "--out", "v.txt", "--reserved", "[UNK]", "\udce9"],
+            "learn: --reserved: argument 2 b'\\xe9' is",
+        ),
+        (["learn", "--input", "pairs.tsv", "--out", "v.txt", "--joiner", "#\udce9"], "learn: --joiner: b'#\\xe9' is"),
+        (["export", "--out", "m\udce9"], "export: --out: b'm\\xe9' is"),
+    ],
+)
 def test_non_utf8_arguments_name_the_option(user_folder, capsys, argv, message):
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
@@ -314,16 +385,25 @@ def test_library_errors_name_the_option(user_folder, capsys):
     assert capsys.readouterr().err.startswith("tf-wordpiece tokenize: --tokenizer-json: 'empty.json' has no 'model'")
     assert cli.main(["export", "--input", "three.tsv", "--out", "m"]) == 2
     assert capsys.readouterr().err.startswith(
-        "tf-wordpiece export: --input: three.tsv: line 2 has 3 tab-separated fields, expected 2")
+        "tf-wordpiece export: --input: three.tsv: line 2 has 3 tab-separated fields, expected 2"
+    )
 
 
 def test_beam_module_starts_quietly(user_folder):
     pytest.importorskip("apache_beam")
     env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"} | {"PYTHONPATH": str(REPO)}
-    result = subprocess.run([sys.executable, "-m", "tf_wordpiece.learning.beam", "--input", "none-*.txt", "--out",
-                             "v.txt"], capture_output=True, text=True, timeout=120, env=env)
+    result = subprocess.run(
+        [sys.executable, "-m", "tf_wordpiece.learning.beam", "--input", "none-*.txt", "--out", "v.txt"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert result.returncode == 2  # Beam and TensorFlow loaded: the pipeline would have started next
-    assert result.stderr == "python -m tf_wordpiece.learning.beam: --input: no files match 'none-*.txt'; check the path or the glob\n"
+    assert (
+        result.stderr
+        == "python -m tf_wordpiece.learning.beam: --input: no files match 'none-*.txt'; check the path or the glob\n"
+    )
 
 
 def test_hiding_a_log_record_keeps_the_others(caplog):
@@ -341,7 +421,13 @@ def test_hiding_a_log_record_keeps_the_others(caplog):
 
 def test_commands_hide_tensorflow_log_lines(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"} | {"PYTHONPATH": str(REPO)}
-    result = subprocess.run([sys.executable, "-m", "tf_wordpiece.cli", "tokenize", "--vocab", str(VOCAB), "hello!"],
-                            capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "tf_wordpiece.cli", "tokenize", "--vocab", str(VOCAB), "hello!"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+    )
     assert result.returncode == 0 and "hello" in result.stdout
     assert result.stderr == ""

@@ -10,9 +10,15 @@ from __future__ import annotations
 
 import pytest
 import tensorflow as tf
-from helpers.contract import (as_python, check_built_in_function, check_contract, check_every_way,
-                              check_keras_contract, check_text_contract)
 
+from helpers.contract import (
+    as_python,
+    check_built_in_function,
+    check_contract,
+    check_every_way,
+    check_keras_contract,
+    check_text_contract,
+)
 from tf_wordpiece.bert.keras_hub_compat import KerasHubWordPiece
 from tf_wordpiece.export.module import CustomTokenizer, TutorialTokenizer
 from tf_wordpiece.subword.encoder import SubwordTextEncoder
@@ -35,9 +41,16 @@ SUBWORD_IDS = [
 
 def test_subword_text_encoder_t2t(tmp_path):
     enc = SubwordTextEncoder(SUBTOKENS)
-    ids = check_text_contract(enc.encode, SUBWORD_TEXTS, tmp_path, owner=enc, detokenize=enc.decode,
-                              round_trip="exact", build=lambda: SubwordTextEncoder(SUBTOKENS),
-                              build_call=lambda obj, s: obj.encode(s))
+    ids = check_text_contract(
+        enc.encode,
+        SUBWORD_TEXTS,
+        tmp_path,
+        owner=enc,
+        detokenize=enc.decode,
+        round_trip="exact",
+        build=lambda: SubwordTextEncoder(SUBTOKENS),
+        build_call=lambda obj, s: obj.encode(s),
+    )
     assert ids.to_list() == SUBWORD_IDS
     # The Tokenizer / Detokenizer names are the same functions.
     assert enc.tokenize(tf.constant(SUBWORD_TEXTS)).to_list() == SUBWORD_IDS
@@ -49,9 +62,16 @@ def test_subword_text_encoder_tfds(tmp_path):
     subwords = ["hello_", "world"]
     enc = SubwordTextEncoder(subwords, compat="tfds")
     texts = ["hello world!", "hello ", "!"]
-    ids = check_text_contract(enc.encode, texts, tmp_path, owner=enc, detokenize=enc.decode, round_trip="exact",
-                              build=lambda: SubwordTextEncoder(subwords, compat="tfds"),
-                              build_call=lambda obj, s: obj.encode(s))
+    ids = check_text_contract(
+        enc.encode,
+        texts,
+        tmp_path,
+        owner=enc,
+        detokenize=enc.decode,
+        round_trip="exact",
+        build=lambda: SubwordTextEncoder(subwords, compat="tfds"),
+        build_call=lambda obj, s: obj.encode(s),
+    )
     bang = 1 + len(subwords) + ord("!")
     assert ids.to_list() == [[1, 2, bang], [1], [bang]]
 
@@ -65,8 +85,12 @@ def test_keras_hub_word_piece(tmp_path):
     """[batch] -> [batch, words, pieces]; a scalar -> [words, pieces]. No detokenize (keras-hub's is not offered)."""
     options = dict(lowercase=True, strip_accents=True)
     tok = KerasHubWordPiece(HUB_VOCAB, **options)
-    ids = check_text_contract(tok.tokenize, ["The quick fox.", "Über", "", "zebra fox"], tmp_path,
-                              build=lambda: KerasHubWordPiece(HUB_VOCAB, **options))
+    ids = check_text_contract(
+        tok.tokenize,
+        ["The quick fox.", "Über", "", "zebra fox"],
+        tmp_path,
+        build=lambda: KerasHubWordPiece(HUB_VOCAB, **options),
+    )
     assert ids.to_list() == [[[1], [2, 3], [4], [5]], [[6]], [], [[0], [4]]]
 
 
@@ -92,11 +116,18 @@ def vocab_file(tmp_path):
 def test_tutorial_and_custom_tokenizer(tmp_path, vocab_file, cls):
     """`tokenize` takes [batch] only (its input signature), so no scalar input."""
     tok = cls(RESERVED, vocab_file, lower_case=True)
-    ids = check_text_contract(tok.tokenize, MODULE_TEXTS, tmp_path, owner=tok, detokenize=tok.detokenize,
-                              round_trip=MODULE_TEXT, scalar=False)
+    ids = check_text_contract(
+        tok.tokenize, MODULE_TEXTS, tmp_path, owner=tok, detokenize=tok.detokenize, round_trip=MODULE_TEXT, scalar=False
+    )
     assert ids.to_list() == MODULE_IDS
     assert as_python(check_every_way(tok.lookup, ids, tmp_path, owner=tok, name="lookup"))[0] == [
-        b"[START]", b"hello", b"world", b"##s", b"!", b"[END]"]
+        b"[START]",
+        b"hello",
+        b"world",
+        b"##s",
+        b"!",
+        b"[END]",
+    ]
 
     # Their own SavedModel (the module itself, as `tf-wordpiece export` saves it) reloads with the same answers.
     tf.saved_model.save(tok, str(tmp_path / "module"))
@@ -124,14 +155,20 @@ def test_custom_tokenizer_bert_inputs(tmp_path, vocab_file):
     texts = ["Hello Worlds!", "", "hello hello hello hello hello"]
     single = check_text_contract(tok.bert_pack_inputs, texts, tmp_path, owner=tok, scalar=False)
     assert single["input_word_ids"].numpy().tolist() == [
-        [CLS, HELLO, WORLD, S, BANG, SEP], [CLS, SEP, 0, 0, 0, 0], [CLS, HELLO, HELLO, HELLO, HELLO, SEP]]
+        [CLS, HELLO, WORLD, S, BANG, SEP],
+        [CLS, SEP, 0, 0, 0, 0],
+        [CLS, HELLO, HELLO, HELLO, HELLO, SEP],
+    ]
     assert single["input_mask"].numpy().tolist() == [[1] * 6, [1, 1, 0, 0, 0, 0], [1] * 6]
     assert single["input_type_ids"].numpy().tolist() == [[0] * 6] * 3
 
     # Round robin: 3 tokens between [CLS] and two [SEP]s; "hello world" keeps 2, "worlds!" 1.
     first, second = tf.constant(["hello world", "!"]), tf.constant(["worlds!", ""])
     pair = check_every_way(tok.bert_pack_pair_inputs, (first, second), tmp_path, owner=tok, name="pair")
-    assert pair["input_word_ids"].numpy().tolist() == [[CLS, HELLO, WORLD, SEP, WORLD, SEP], [CLS, BANG, SEP, SEP, 0, 0]]
+    assert pair["input_word_ids"].numpy().tolist() == [
+        [CLS, HELLO, WORLD, SEP, WORLD, SEP],
+        [CLS, BANG, SEP, SEP, 0, 0],
+    ]
     assert pair["input_type_ids"].numpy().tolist() == [[0, 0, 0, 0, 1, 1], [0, 0, 0, 1, 0, 0]]
     assert pair["input_mask"].numpy().tolist() == [[1] * 6, [1, 1, 1, 1, 0, 0]]
 
@@ -174,7 +211,11 @@ def test_bert_inputs_packer_layer(tmp_path):
     b = tf.ragged.constant([[9], [6, 7, 8], []], tf.int64)
     out = check_keras_contract(BertInputsPacker(**options), [a, b], tmp_path, build=lambda: BertInputsPacker(**options))
     # 3 tokens between [CLS] and the two [SEP]s: both rows fit exactly.
-    assert out["token_ids"].numpy().tolist() == [[CLS, 6, 7, SEP, 9, SEP], [CLS, 8, SEP, 6, 7, SEP], [CLS, SEP, SEP, 0, 0, 0]]
+    assert out["token_ids"].numpy().tolist() == [
+        [CLS, 6, 7, SEP, 9, SEP],
+        [CLS, 8, SEP, 6, 7, SEP],
+        [CLS, SEP, SEP, 0, 0, 0],
+    ]
     assert out["segment_ids"].numpy().tolist() == [[0, 0, 0, 0, 1, 1], [0, 0, 0, 1, 1, 1], [0, 0, 1, 0, 0, 0]]
     assert out["padding_mask"].numpy().tolist() == [[True] * 6, [True] * 6, [True] * 3 + [False] * 3]
 
@@ -190,13 +231,22 @@ def test_check_contract_covers_detokenize_and_building_in_a_function(tmp_path):
 
     vocab = ["[UNK]", "hello", "world", "!", "##s"]
     tok = twp.BertTokenizer(vocab, lower_case=True)
-    ids = check_contract(tok, ["Hello worlds!", "", "zebra"], tmp_path,
-                         detokenized=[[[b"hello"], [b"worlds"], [b"!"]], [], [[b"[UNK]"]]],  # [batch, words, 1], as tensorflow_text
-                         build=lambda: twp.BertTokenizer(vocab, lower_case=True))
+    ids = check_contract(
+        tok,
+        ["Hello worlds!", "", "zebra"],
+        tmp_path,
+        detokenized=[[[b"hello"], [b"worlds"], [b"!"]], [], [[b"[UNK]"]]],  # [batch, words, 1], as tensorflow_text
+        build=lambda: twp.BertTokenizer(vocab, lower_case=True),
+    )
     assert ids.to_list() == [[[1], [2, 4], [3]], [], [[0]]]
     (tmp_path / "wrong").mkdir()
     with pytest.raises(AssertionError, match="detokenize"):
         check_contract(tok, ["Hello"], tmp_path / "wrong", detokenized=[[[b"Hello"]]])
     with pytest.raises(AssertionError, match="built inside"):
-        check_built_in_function(lambda: twp.BertTokenizer(vocab), lambda t, s: t.tokenize(s), tf.constant(["!"]),
-                                tf.ragged.constant([[[0]]], tf.int64), "a wrong expectation")
+        check_built_in_function(
+            lambda: twp.BertTokenizer(vocab),
+            lambda t, s: t.tokenize(s),
+            tf.constant(["!"]),
+            tf.ragged.constant([[[0]]], tf.int64),
+            "a wrong expectation",
+        )

@@ -22,6 +22,7 @@ from helpers.vocab_files import TOKENS, VALID_JSON, VALID_VOCAB, expected_vocab
 MAX_EXAMPLES = 4 * int(os.environ.get("TF_WORDPIECE_MAX_EXAMPLES", "25"))
 fuzz = settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
+
 @st.composite
 def mutated(draw, valid: bytes) -> bytes:
     """`valid` after a few byte-level edits: insert, delete, overwrite, duplicate a slice, truncate."""
@@ -30,7 +31,12 @@ def mutated(draw, valid: bytes) -> bytes:
         at = draw(st.integers(0, len(data)))
         kind = draw(st.sampled_from(["insert", "delete", "overwrite", "duplicate", "truncate"]))
         if kind == "insert":
-            data[at:at] = draw(st.one_of(st.binary(min_size=1, max_size=6), st.sampled_from([b"\n", b"\r", b"\r\n", b"\xef\xbb\xbf", b"\x00", b"\\", b'"', b"{", b"]", b","])))
+            data[at:at] = draw(
+                st.one_of(
+                    st.binary(min_size=1, max_size=6),
+                    st.sampled_from([b"\n", b"\r", b"\r\n", b"\xef\xbb\xbf", b"\x00", b"\\", b'"', b"{", b"]", b","]),
+                )
+            )
         elif kind == "delete":
             del data[at : at + draw(st.integers(1, 8))]
         elif kind == "overwrite" and at < len(data):
@@ -57,7 +63,13 @@ def written(data: bytes, name: str) -> str:
 
 
 @fuzz
-@given(data=st.one_of(mutated(VALID_VOCAB), st.binary(max_size=64), st.lists(st.sampled_from(TOKENS + ["", " ", "\r"]), max_size=8).map(lambda t: "\n".join(t).encode())))
+@given(
+    data=st.one_of(
+        mutated(VALID_VOCAB),
+        st.binary(max_size=64),
+        st.lists(st.sampled_from(TOKENS + ["", " ", "\r"]), max_size=8).map(lambda t: "\n".join(t).encode()),
+    )
+)
 @example(data=b"\xef\xbb\xbf" + VALID_VOCAB)  # a BOM would silently rename the first token
 @example(data=VALID_VOCAB.replace(b"\n", b"\r\n"))
 @example(data=VALID_VOCAB + b"[UNK]\n")
@@ -77,7 +89,13 @@ def test_vocab_file_reader(data):
 
 
 JSON_VALUES = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(-3, 40), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=8)),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-3, 40),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.text(max_size=8),
+    ),
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
     max_leaves=6,
 )

@@ -33,9 +33,14 @@ def test_there_are_notebooks():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
 def test_committed_without_outputs(path):
     notebook = json.loads(path.read_text(encoding="utf-8"))
-    dirty = [index for index, cell in enumerate(notebook["cells"])
-             if cell.get("outputs") or cell.get("execution_count") is not None]
-    assert not dirty, f"{path.name}: cells {dirty} have outputs; clear them before committing (Kernel > Restart & Clear Output)"
+    dirty = [
+        index
+        for index, cell in enumerate(notebook["cells"])
+        if cell.get("outputs") or cell.get("execution_count") is not None
+    ]
+    assert not dirty, (
+        f"{path.name}: cells {dirty} have outputs; clear them before committing (Kernel > Restart & Clear Output)"
+    )
 
 
 @pytest.fixture(scope="module")

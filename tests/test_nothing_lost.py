@@ -22,17 +22,45 @@ import tensorflow as tf
 
 import tf_wordpiece as twp
 from helpers.learner_cases import corpus
-from tf_wordpiece.export import converter
 from tf_wordpiece import files
+from tf_wordpiece.export import converter
 from tf_wordpiece.export.module import CustomTokenizer
 from tf_wordpiece.vocab import read_vocab_file, write_vocab_file
 
 REPO = pathlib.Path(__file__).parent.parent
 # Tokens that line-based and JSON formats could lose: spaces, tabs, a leading ##, non-BMP characters,
 # empty-looking Unicode (zero-width space, BOM, no-break space, a combining mark alone, the empty string).
-ODD_TOKENS = ["[PAD]", "[UNK]", "[START]", "[END]", "[CLS]", "[SEP]", "hello", "##lo", "##", "####", "x y", " ",
-              "  lead", "trail ", "\t", "a\tb", "a\rb", "😀", "##😀", "𝔘𝔫𝔦", "\U0010fffd", "\u200b", "##\u200b", "\ufeff",
-              "\u00a0", "\u0301", "\u3000", "\x00", ""]
+ODD_TOKENS = [
+    "[PAD]",
+    "[UNK]",
+    "[START]",
+    "[END]",
+    "[CLS]",
+    "[SEP]",
+    "hello",
+    "##lo",
+    "##",
+    "####",
+    "x y",
+    " ",
+    "  lead",
+    "trail ",
+    "\t",
+    "a\tb",
+    "a\rb",
+    "😀",
+    "##😀",
+    "𝔘𝔫𝔦",
+    "\U0010fffd",
+    "\u200b",
+    "##\u200b",
+    "\ufeff",
+    "\u00a0",
+    "\u0301",
+    "\u3000",
+    "\x00",
+    "",
+]
 
 
 def seeded(*case) -> random.Random:
@@ -52,13 +80,20 @@ class Interrupted(NamedTuple):
     seconds_after_signal: float | None  # None: the command finished before the signal
 
 
-def run_and_interrupt(args: list[str], cwd: pathlib.Path, how: signal.Signals, *, after: float, ready: str = "") -> Interrupted:
+def run_and_interrupt(
+    args: list[str], cwd: pathlib.Path, how: signal.Signals, *, after: float, ready: str = ""
+) -> Interrupted:
     """Runs `python -m tf_wordpiece.cli ARGS`; `after` seconds past the first `ready` line on stderr, sends `how`."""
     log = cwd / f"stderr-{how.name}.log"
     env = dict(os.environ, PYTHONPATH=str(REPO), TF_CPP_MIN_LOG_LEVEL="2")
     with open(log, "wb") as stderr:
-        child = subprocess.Popen([sys.executable, "-m", "tf_wordpiece.cli", *args], cwd=cwd, env=env,
-                                 stdout=subprocess.DEVNULL, stderr=stderr)
+        child = subprocess.Popen(
+            [sys.executable, "-m", "tf_wordpiece.cli", *args],
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
     try:
         deadline = time.monotonic() + 300
         while ready and ready.encode() not in log.read_bytes() and child.poll() is None and time.monotonic() < deadline:
@@ -70,8 +105,9 @@ def run_and_interrupt(args: list[str], cwd: pathlib.Path, how: signal.Signals, *
             child.send_signal(how)
             sent = time.monotonic()
         code = child.wait(timeout=300)
-        return Interrupted(code, log.read_text(encoding="utf-8", errors="replace"),
-                           None if sent is None else time.monotonic() - sent)
+        return Interrupted(
+            code, log.read_text(encoding="utf-8", errors="replace"), None if sent is None else time.monotonic() - sent
+        )
     finally:
         if child.poll() is None:
             child.kill()
@@ -99,14 +135,27 @@ def learn_corpus(tmp_path_factory) -> pathlib.Path:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("how, existing", [(signal.SIGINT, True), (signal.SIGKILL, True), (signal.SIGKILL, False)],
-                         ids=["SIGINT-over-old", "SIGKILL-over-old", "SIGKILL-new"])
+@pytest.mark.parametrize(
+    "how, existing",
+    [(signal.SIGINT, True), (signal.SIGKILL, True), (signal.SIGKILL, False)],
+    ids=["SIGINT-over-old", "SIGKILL-over-old", "SIGKILL-new"],
+)
 def test_interrupted_learn_leaves_the_old_vocabulary_or_the_new_one(learn_corpus, tmp_path, how, existing):
     out = tmp_path / "vocab.txt"
     old = "[PAD]\n[UNK]\nold\n"
     if existing:
         out.write_text(old, encoding="utf-8")
-    args = ["learn", "--input", str(learn_corpus), "--out", out.name, "--vocab-size", "900", "--lower-case", "--overwrite"]
+    args = [
+        "learn",
+        "--input",
+        str(learn_corpus),
+        "--out",
+        out.name,
+        "--vocab-size",
+        "900",
+        "--lower-case",
+        "--overwrite",
+    ]
     run = run_and_interrupt(args, tmp_path, how, after=seeded(how, existing).uniform(0.0, 8.0), ready="counting")
     if out.exists() and out.read_text(encoding="utf-8") != old:  # the run finished first: the whole new vocabulary
         assert run.code == 0 or run.code == -how
@@ -152,7 +201,9 @@ class Tiny(tf.Module):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("how, existing", [(signal.SIGINT, False), (signal.SIGKILL, True)], ids=["SIGINT-new", "SIGKILL-over-old"])
+@pytest.mark.parametrize(
+    "how, existing", [(signal.SIGINT, False), (signal.SIGKILL, True)], ids=["SIGINT-new", "SIGKILL-over-old"]
+)
 def test_interrupted_export_leaves_the_old_model_or_none(pairs_file, tmp_path, how, existing):
     out = tmp_path / "converter"
     if existing:
@@ -160,7 +211,9 @@ def test_interrupted_export_leaves_the_old_model_or_none(pairs_file, tmp_path, h
     before = tree(out) if existing else None
     args = ["export", "--input", str(pairs_file), "--out", out.name, "--vocab-size", "400", "--overwrite"]
     # Saving takes most of the run: interrupt it at a random point after the vocabularies are learned.
-    run = run_and_interrupt(args, tmp_path, how, after=seeded(how, existing).uniform(0.0, 20.0), ready="learning vocabularies: 100%")
+    run = run_and_interrupt(
+        args, tmp_path, how, after=seeded(how, existing).uniform(0.0, 20.0), ready="learning vocabularies: 100%"
+    )
     code = run.code
     assert not (tmp_path / "converter.zip").exists() or code == 0
     if code == 0:  # finished before the signal (or it landed while Python was exiting): the complete new model
@@ -180,8 +233,11 @@ def test_interrupted_export_leaves_the_old_model_or_none(pairs_file, tmp_path, h
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("ready, after", [("", 2.0), ("learning vocabularies", 1.0), ("saving", 1.0)],
-                         ids=["importing", "learning", "saving"])
+@pytest.mark.parametrize(
+    "ready, after",
+    [("", 2.0), ("learning vocabularies", 1.0), ("saving", 1.0)],
+    ids=["importing", "learning", "saving"],
+)
 def test_ctrl_c_ends_export_at_once_at_any_point(pairs_file, tmp_path, ready, after):
     args = ["export", "--input", str(pairs_file), "--out", "converter", "--vocab-size", "400"]
     run = run_and_interrupt(args, tmp_path, signal.SIGINT, after=after, ready=ready)
@@ -254,11 +310,14 @@ def test_vocab_txt_round_trip_keeps_every_token(tmp_path):
     assert twp.BertTokenizer(str(path)).vocab.tokens == ODD_TOKENS
 
 
-@pytest.mark.parametrize("tokens, message", [
-    (["[UNK]", "a\nb"], "line break"),
-    (["[UNK]", "ends\r"], "line break"),
-    (["\ufeff", "[UNK]"], "byte order"),
-])
+@pytest.mark.parametrize(
+    "tokens, message",
+    [
+        (["[UNK]", "a\nb"], "line break"),
+        (["[UNK]", "ends\r"], "line break"),
+        (["\ufeff", "[UNK]"], "byte order"),
+    ],
+)
 def test_tokens_a_vocab_txt_cannot_hold_are_a_clear_error(tmp_path, tokens, message):
     path = tmp_path / "vocab.txt"
     with pytest.raises(ValueError, match=message):

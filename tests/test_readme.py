@@ -53,7 +53,7 @@ def readme_blocks(text: str) -> list[Block]:
         if end is None:
             raise ValueError(f"README.md line {index + 1}: a code block is never closed")
         skipped = index > 0 and bool(SKIP_MARKER.match(lines[index - 1]))
-        blocks.append(Block(opening.group(1), index + 1, "\n".join(lines[index + 1:end]) + "\n", skipped))
+        blocks.append(Block(opening.group(1), index + 1, "\n".join(lines[index + 1 : end]) + "\n", skipped))
         index = end + 1
     return blocks
 
@@ -78,11 +78,19 @@ def run_shell(block: Block, scratch: Path, temp: Path) -> None:
     env["TMPDIR"] = str(temp)  # Beam's DirectRunner leaves its caches in the temp dir; keep them in tmp_path
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-    result = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block.code], cwd=scratch, env=env,
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", block.code],
+        cwd=scratch,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if result.returncode != 0:
-        pytest.fail(f"README.md line {block.line}: the bash block failed with exit code {result.returncode}:\n"
-                    f"{block.code}\nstdout:\n{result.stdout[-3000:]}\nstderr:\n{result.stderr[-3000:]}")
+        pytest.fail(
+            f"README.md line {block.line}: the bash block failed with exit code {result.returncode}:\n"
+            f"{block.code}\nstdout:\n{result.stdout[-3000:]}\nstderr:\n{result.stderr[-3000:]}"
+        )
 
 
 def run_python(block: Block) -> None:
@@ -94,7 +102,10 @@ def test_parser_honours_the_skip_marker_and_treats_untagged_blocks_as_output():
     text = "intro\n<!-- skip-test: installs -->\n```bash\npip install .\n```\n\n```bash\necho hi\n```\n```\nhi\n```\n"
     blocks = readme_blocks(text)
     assert [(block.language, block.line, block.skipped) for block in blocks] == [
-        ("bash", 3, True), ("bash", 7, False), ("", 10, False)]
+        ("bash", 3, True),
+        ("bash", 7, False),
+        ("", 10, False),
+    ]
     assert blocks[1].code == "echo hi\n"
     with pytest.raises(ValueError, match="line 2: a code block is never closed"):
         readme_blocks("text\n```python\nx = 1\n")

@@ -1,4 +1,7 @@
-"""The row helpers in tf_wordpiece.shapes (and WordPiece's piece ordering) against NumPy and the ragged ops they replace, on any row lengths (hypothesis), in eager and graph mode."""
+"""The row helpers in tf_wordpiece.shapes (and WordPiece's piece ordering).
+
+Checked against NumPy and the ragged ops they replace, on any row lengths (hypothesis), in eager and graph mode.
+"""
 
 from __future__ import annotations
 
@@ -26,7 +29,13 @@ def all_helpers(lengths):
     splits = tf.concat([[0], tf.cumsum(lengths)], 0)
     from_starts = rows_of_values(splits[:-1], splits[-1])
     of_ragged = value_rows(tf.RaggedTensor.from_row_splits(tf.range(splits[-1]), splits, validate=False))
-    return row, position, from_starts, of_ragged, rows_to_splits(tf.cast(row, tf.int64), tf.size(lengths, out_type=tf.int64))
+    return (
+        row,
+        position,
+        from_starts,
+        of_ragged,
+        rows_to_splits(tf.cast(row, tf.int64), tf.size(lengths, out_type=tf.int64)),
+    )
 
 
 @settings(max_examples=50, deadline=None)
@@ -34,7 +43,9 @@ def all_helpers(lengths):
 def test_row_helpers_equal_numpy(lengths):
     rows, positions, splits = expected(lengths)
     for run in (all_helpers.python_function, all_helpers):  # eager, then in a graph
-        row, position, from_starts, of_ragged, to_splits = (t.numpy().tolist() for t in run(tf.constant(lengths, tf.int64)))
+        row, position, from_starts, of_ragged, to_splits = (
+            t.numpy().tolist() for t in run(tf.constant(lengths, tf.int64))
+        )
         assert (row, position, from_starts, of_ragged, to_splits) == (rows, positions, rows, rows, splits)
 
 
@@ -49,7 +60,9 @@ def test_rows_and_positions_dtypes_and_large_rows():
 def test_positions_count_from_first(lengths, data):
     first = data.draw(st.lists(st.integers(min_value=0, max_value=2**31), min_size=len(lengths), max_size=len(lengths)))
     rows, positions, _ = expected(lengths)
-    row, position = rows_and_positions(tf.constant(lengths, tf.int32), first=tf.constant(first, tf.int64), out_type=tf.int64)
+    row, position = rows_and_positions(
+        tf.constant(lengths, tf.int32), first=tf.constant(first, tf.int64), out_type=tf.int64
+    )
     assert row.dtype == position.dtype == tf.int64
     assert (row.numpy().tolist(), position.numpy().tolist()) == (rows, [first[r] + p for r, p in zip(rows, positions)])
 
@@ -63,7 +76,8 @@ def test_merge_words_and_wrap_rows_equal_the_ragged_ops(rows, splits_dtype):
     """merge_words == merge_dims(-2, -1); wrap_rows == tf.concat of [first], row, [last] (what they replace)."""
     if not rows:
         pieces = tf.RaggedTensor.from_nested_row_splits(
-            tf.zeros([0], tf.int64), [tf.zeros([1], splits_dtype), tf.zeros([1], splits_dtype)])
+            tf.zeros([0], tf.int64), [tf.zeros([1], splits_dtype), tf.zeros([1], splits_dtype)]
+        )
     else:
         pieces = tf.ragged.constant(rows, tf.int64, ragged_rank=2, row_splits_dtype=splits_dtype)
     merged = merge_words(pieces)
@@ -76,14 +90,15 @@ def test_merge_words_and_wrap_rows_equal_the_ragged_ops(rows, splits_dtype):
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_pieces_in_word_order_equals_a_stable_sort(data):
-    """WordPiece's scatter ordering == a stable argsort of the pieces' words, for any mix of one-piece and walked words."""
+    """WordPiece's scatter ordering == a stable argsort of the pieces' words (one-piece and walked words mixed)."""
     num_words = data.draw(st.integers(0, 8))
     kinds = data.draw(st.lists(st.sampled_from(["none", "single", "walked"]), min_size=num_words, max_size=num_words))
     single = [w for w, kind in enumerate(kinds) if kind == "single"]
     single = data.draw(st.permutations(single))
     walked = [w for w, kind in enumerate(kinds) if kind == "walked" for _ in range(data.draw(st.integers(1, 3)))]
-    splits, order = _pieces_in_word_order(tf.constant(single, tf.int32), tf.constant(walked, tf.int32),
-                                          tf.constant(num_words))
+    splits, order = _pieces_in_word_order(
+        tf.constant(single, tf.int32), tf.constant(walked, tf.int32), tf.constant(num_words)
+    )
     word_of = np.array(list(single) + walked, np.int64)
     assert order.numpy().tolist() == np.argsort(word_of, kind="stable").tolist()
     assert splits.numpy().tolist() == [0] + np.cumsum(np.bincount(word_of, minlength=num_words)).tolist()

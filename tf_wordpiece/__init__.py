@@ -18,8 +18,12 @@ __version__ = "0.1.0"
 def _public_names() -> dict[str, str]:
     """name -> module, from the stub's `from module import name as name` lines (a small file, parsed once)."""
     stub = ast.parse((pathlib.Path(__file__).parent / "__init__.pyi").read_text(encoding="utf-8"))
-    return {alias.asname or alias.name: node.module for node in stub.body if isinstance(node, ast.ImportFrom)
-            for alias in node.names}
+    return {
+        alias.asname or alias.name: node.module
+        for node in stub.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
 
 
 _PUBLIC = _public_names()

@@ -1,4 +1,6 @@
-"""The interfaces every tokenizer implements, as tensorflow_text's do: `Tokenizer`, `TokenizerWithOffsets`, `Detokenizer`.
+"""The interfaces every tokenizer implements, as tensorflow_text's do.
+
+`Tokenizer`, `TokenizerWithOffsets` and `Detokenizer`.
 
 They are `tf.Module`s (so tables and constants are tracked into SavedModels)
 with abstract methods; code that takes "a tokenizer" can rely on these and

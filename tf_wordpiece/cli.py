@@ -13,10 +13,23 @@ import signal
 import sys
 
 from tf_wordpiece import __version__
-from tf_wordpiece.console import (CommandParser, DefaultsOnceHelpFormatter, check_readable_files, check_utf8_arguments,
-                                  import_tensorflow_quietly, in_option_names, run_command)
-from tf_wordpiece.learning.params import (add_learn_options, bert_tokenizer_params, int_at_least, learn_params,
-                                          size_notes, threshold_summary)
+from tf_wordpiece.console import (
+    CommandParser,
+    DefaultsOnceHelpFormatter,
+    check_readable_files,
+    check_utf8_arguments,
+    import_tensorflow_quietly,
+    in_option_names,
+    run_command,
+)
+from tf_wordpiece.learning.params import (
+    add_learn_options,
+    bert_tokenizer_params,
+    int_at_least,
+    learn_params,
+    size_notes,
+    threshold_summary,
+)
 
 _LOGS = "TensorFlow's own log lines are hidden; set TF_CPP_MIN_LOG_LEVEL=0 to see them."
 
@@ -30,8 +43,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tf-wordpiece", description="WordPiece tokenization in core TensorFlow ops.",
-                                     epilog=_LOGS)
+    parser = argparse.ArgumentParser(
+        prog="tf-wordpiece", description="WordPiece tokenization in core TensorFlow ops.", epilog=_LOGS
+    )
     parser.add_argument("--version", action="version", version=f"tf-wordpiece {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=CommandParser)
     _add_tokenize_command(commands)
@@ -45,58 +59,89 @@ def _subcommand(commands, name: str, **texts) -> argparse.ArgumentParser:
 
 
 def _add_tokenize_command(commands) -> None:
-    tok = _subcommand(commands, "tokenize", help="tokenize text and print pieces, ids and byte offsets",
-                      description="Tokenizes each TEXT with a vocab.txt or a tokenizer.json and prints every piece "
-                      "with its id and byte offsets, then the detokenized words.")
+    tok = _subcommand(
+        commands,
+        "tokenize",
+        help="tokenize text and print pieces, ids and byte offsets",
+        description="Tokenizes each TEXT with a vocab.txt or a tokenizer.json and prints every piece "
+        "with its id and byte offsets, then the detokenized words.",
+    )
     tok.add_argument("text", nargs="+", help="strings to tokenize")
     tok.add_argument("--vocab", help="vocab.txt (line n is id n)")
     tok.add_argument("--tokenizer-json", help="a Hugging Face tokenizer.json instead of --vocab (implies --compat hf)")
     tok.add_argument("--compat", choices=["tf_text", "hf"], default="tf_text", help="whose behaviour to follow")
     tok.add_argument("--lower-case", action="store_true", help="lowercase and strip accents (with --vocab)")
-    tok.add_argument("--unknown-token", help="the token of words the vocabulary cannot spell "
-                     "(default: [UNK], or the tokenizer.json's)")
+    tok.add_argument(
+        "--unknown-token",
+        help="the token of words the vocabulary cannot spell (default: [UNK], or the tokenizer.json's)",
+    )
     tok.set_defaults(run=_tokenize, parser=tok)
 
 
 def _add_learn_command(commands) -> None:
     learn = _subcommand(
-        commands, "learn",
+        commands,
+        "learn",
         help="learn a WordPiece vocab.txt from text (tensorflow_text's bert_vocab_from_dataset, same result)",
         description="Splits the text into words with BERT's basic tokenizer, counts them and learns a vocabulary "
         "with BERT's top-down WordPiece algorithm; writes it atomically and prints a summary. "
         "For corpora too large for one machine: python -m tf_wordpiece.learning.beam (same options, Apache Beam).",
     )
     source = learn.add_mutually_exclusive_group(required=True)
-    source.add_argument("--input", nargs="+", metavar="FILE",
-                        help="UTF-8 text files, one sentence or document a line ('-': stdin); a line that is not "
-                        "UTF-8 is an error naming the file, line and byte")
-    source.add_argument("--tfds", metavar="NAME:SPLIT:FEATURE", help="e.g. ted_hrlr_translate/pt_to_en:train:en, from your TFDS data dir")
+    source.add_argument(
+        "--input",
+        nargs="+",
+        metavar="FILE",
+        help="UTF-8 text files, one sentence or document a line ('-': stdin); a line that is not "
+        "UTF-8 is an error naming the file, line and byte",
+    )
+    source.add_argument(
+        "--tfds",
+        metavar="NAME:SPLIT:FEATURE",
+        help="e.g. ted_hrlr_translate/pt_to_en:train:en, from your TFDS data dir",
+    )
     add_learn_options(learn)
     learn.set_defaults(run=_learn, parser=learn)
 
 
 def _add_export_command(commands) -> None:
     exp = _subcommand(
-        commands, "export",
+        commands,
+        "export",
         help="build the tutorial's ted_hrlr_translate_pt_en_converter SavedModel (pt and en tokenizers)",
         description="Learns pt and en vocabularies, saves the converter atomically (and a .zip), reloads it and "
         "prints the round trip of 'Hello TensorFlow!'.",
     )
     source = exp.add_mutually_exclusive_group()
-    source.add_argument("--input", nargs="+", metavar="TSV",
-                        help="pt<TAB>en files, UTF-8 (a line that is not is an error naming the file, line and byte; "
-                        "default: the embedded sample)")
+    source.add_argument(
+        "--input",
+        nargs="+",
+        metavar="TSV",
+        help="pt<TAB>en files, UTF-8 (a line that is not is an error naming the file, line and byte; "
+        "default: the embedded sample)",
+    )
     source.add_argument("--tfds", metavar="NAME", help="e.g. ted_hrlr_translate/pt_to_en, if in your TFDS data dir")
     exp.add_argument("--out", default="ted_hrlr_translate_pt_en_converter", help="SavedModel folder to write")
     exp.add_argument("--vocab-size", type=int_at_least(1), default=8000, help="target size of each vocabulary")
-    exp.add_argument("--overwrite", action="store_true",
-                     help="replace --out (and its .zip) if it is a SavedModel this command wrote; never another folder")
+    exp.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace --out (and its .zip) if it is a SavedModel this command wrote; never another folder",
+    )
     exp.add_argument("--no-zip", action="store_true", help="do not write OUT.zip")
-    exp.add_argument("--serving-version", type=int_at_least(1), metavar="N",
-                     help="TF Serving's layout: write the model to OUT/N (OUT is --model_base_path)")
-    exp.add_argument("--core", choices=["string", "numeric", "xla"], default="string",
-                     help="how the saved tokenizers run: string ops, the numeric core, or the numeric core compiled "
-                     "by XLA (the fastest once compiled, once per batch-size bucket; see docs/design.md)")
+    exp.add_argument(
+        "--serving-version",
+        type=int_at_least(1),
+        metavar="N",
+        help="TF Serving's layout: write the model to OUT/N (OUT is --model_base_path)",
+    )
+    exp.add_argument(
+        "--core",
+        choices=["string", "numeric", "xla"],
+        default="string",
+        help="how the saved tokenizers run: string ops, the numeric core, or the numeric core compiled "
+        "by XLA (the fastest once compiled, once per batch-size bucket; see docs/design.md)",
+    )
     exp.set_defaults(run=_export, parser=exp)
 
 
@@ -113,8 +158,9 @@ def _learn(args, kept: list[str]) -> int:
     try:
         check_utf8_arguments(args, {"reserved": "--reserved", "joiner": "--joiner", "tfds": "--tfds"})
         check_readable_files(args.input or [], "--input", stdin=True)
-        check_file_output(args.out, overwrite=args.overwrite, what="--out", kind="vocab file",
-                          looks_ours=looks_like_text_lines)
+        check_file_output(
+            args.out, overwrite=args.overwrite, what="--out", kind="vocab file", looks_ours=looks_like_text_lines
+        )
     except (ValueError, FileExistsError) as e:
         return _fail(args, e)
     import_tensorflow_quietly()
@@ -125,18 +171,33 @@ def _learn(args, kept: list[str]) -> int:
     source = ", ".join(args.input) if args.input else args.tfds
     not_utf8: list[str] = []  # the first line that is not UTF-8, if any: reading stops there
     try:
-        dataset = (word_counts.text_line_dataset(args.input, not_utf8=not_utf8) if args.input
-                   else word_counts.tfds_text_dataset(args.tfds))
-        learned = count_and_learn(dataset, vocab_size=args.vocab_size, reserved_tokens=args.reserved,
-                                  bert_tokenizer_params=bert_tokenizer_params(args), learn_params=learn_params(args),
-                                  strict=True, check_counts=lambda counts: _check_counts(counts, source, not_utf8),
-                                  progress=True)
+        dataset = (
+            word_counts.text_line_dataset(args.input, not_utf8=not_utf8)
+            if args.input
+            else word_counts.tfds_text_dataset(args.tfds)
+        )
+        learned = count_and_learn(
+            dataset,
+            vocab_size=args.vocab_size,
+            reserved_tokens=args.reserved,
+            bert_tokenizer_params=bert_tokenizer_params(args),
+            learn_params=learn_params(args),
+            strict=True,
+            check_counts=lambda counts: _check_counts(counts, source, not_utf8),
+            progress=True,
+        )
         write_vocab_file(args.out, learned.vocab, overwrite=args.overwrite, what="--out")
     except (ValueError, TypeError, FileExistsError) as e:
         return _fail(args, e, option="--input" if args.input else "--tfds")
     kept.append(args.out)
-    _print_learn_summary(args, learned.vocab, learned.counts, learned.stats, source,
-                         seconds=(learned.counting_seconds, learned.learning_seconds))
+    _print_learn_summary(
+        args,
+        learned.vocab,
+        learned.counts,
+        learned.stats,
+        source,
+        seconds=(learned.counting_seconds, learned.learning_seconds),
+    )
     return 0
 
 
@@ -145,18 +206,23 @@ def _check_counts(counts, source: str, not_utf8: list[str]) -> None:
     if not_utf8:
         raise ValueError(not_utf8[0])
     if counts.skipped_invalid_utf8:  # --tfds: strings without a file and line
-        raise ValueError(f"{counts.skipped_invalid_utf8} words in {source} are not valid UTF-8; re-encode the "
-                         "dataset's text as UTF-8")
+        raise ValueError(
+            f"{counts.skipped_invalid_utf8} words in {source} are not valid UTF-8; re-encode the "
+            "dataset's text as UTF-8"
+        )
     if not counts:
         raise ValueError(f"input: no words in {source} ({counts.lines} lines); is the corpus empty?")
 
 
 def _print_learn_summary(args, vocab, counts, stats, source: str, *, seconds: tuple[float, float]) -> None:
-    print(f"learned {len(vocab)} tokens (target {args.vocab_size}) from {counts.lines} lines of {source}, "
-          f"{len(counts)} distinct words ({stats['words']} learned from); {threshold_summary(stats, args)}; "
-          f"counting {seconds[0]:.1f} s, learning {seconds[1]:.1f} s -> {args.out}")
-    for note in size_notes(len(vocab), args.vocab_size, stats, slack_ratio=args.slack_ratio,
-                           lower_thresh=args.lower_thresh):
+    print(
+        f"learned {len(vocab)} tokens (target {args.vocab_size}) from {counts.lines} lines of {source}, "
+        f"{len(counts)} distinct words ({stats['words']} learned from); {threshold_summary(stats, args)}; "
+        f"counting {seconds[0]:.1f} s, learning {seconds[1]:.1f} s -> {args.out}"
+    )
+    for note in size_notes(
+        len(vocab), args.vocab_size, stats, slack_ratio=args.slack_ratio, lower_thresh=args.lower_thresh
+    ):
         print(f"note: {note}")
 
 
@@ -177,21 +243,29 @@ def _export(args, kept: list[str]) -> int:
             pairs = converter.tfds_pairs(args.tfds)
         else:
             pairs = converter.embedded_pairs()
-        summary = converter.export_converter(args.out, pairs, vocab_size=args.vocab_size, overwrite=args.overwrite,
-                                             make_zip=False, serving_version=args.serving_version,
-                                             core=args.core)
+        summary = converter.export_converter(
+            args.out,
+            pairs,
+            vocab_size=args.vocab_size,
+            overwrite=args.overwrite,
+            make_zip=False,
+            serving_version=args.serving_version,
+            core=args.core,
+        )
         kept.append(str(model_dir))
         if not args.no_zip:
             serving = args.serving_version is not None  # the model goes to OUT/N, the zip holds OUT
-            summary["zip"] = converter.zip_atomically(model_dir.parent if serving else model_dir,
-                                                      overwrite=args.overwrite)
+            summary["zip"] = converter.zip_atomically(
+                model_dir.parent if serving else model_dir, overwrite=args.overwrite
+            )
             kept.append(summary["zip"])
     except (ValueError, FileExistsError) as e:
         return _fail(args, e, option="--input" if args.input else "--tfds" if args.tfds else None)
     print(
         f"exported {args.out}: {summary['pairs']} pairs, vocab pt {summary['pt_vocab_size']} / en "
         f"{summary['en_vocab_size']}, learned in {summary['learn_seconds']:.1f} s, saved in "
-        f"{summary['export_seconds']:.1f} s, {summary['size_bytes'] / 1e6:.1f} MB" + (f", zip {summary['zip']}" if "zip" in summary else "")
+        f"{summary['export_seconds']:.1f} s, {summary['size_bytes'] / 1e6:.1f} MB"
+        + (f", zip {summary['zip']}" if "zip" in summary else "")
     )
     reloaded = tf.saved_model.load(str(model_dir))
     ids = reloaded.en.tokenize(tf.constant(["Hello TensorFlow!"]))
@@ -206,11 +280,15 @@ def _check_export_outputs(args) -> pathlib.Path:
     from tf_wordpiece.files import check_model_folder, check_zip_output
 
     base = pathlib.Path(args.out).resolve()
-    model_dir = check_model_folder(base if args.serving_version is None else base / str(args.serving_version),
-                                   overwrite=args.overwrite, what="--out")
+    model_dir = check_model_folder(
+        base if args.serving_version is None else base / str(args.serving_version),
+        overwrite=args.overwrite,
+        what="--out",
+    )
     if not args.no_zip:  # TF Serving's layout zips OUT, which may hold other versions
-        check_zip_output(base.with_name(base.name + ".zip"), overwrite=args.overwrite, folder_name=base.name,
-                         what="--out")
+        check_zip_output(
+            base.with_name(base.name + ".zip"), overwrite=args.overwrite, folder_name=base.name, what="--out"
+        )
     return model_dir
 
 
@@ -231,8 +309,9 @@ def _tokenize(args, kept: list[str]) -> int:
             overrides = {"unknown_token": args.unknown_token} if args.unknown_token else {}
             tokenizer = twp.BertTokenizer.from_tokenizer_json(args.tokenizer_json, **overrides)
         else:
-            tokenizer = twp.BertTokenizer(args.vocab, compat=args.compat, lower_case=args.lower_case,
-                                          unknown_token=args.unknown_token or "[UNK]")
+            tokenizer = twp.BertTokenizer(
+                args.vocab, compat=args.compat, lower_case=args.lower_case, unknown_token=args.unknown_token or "[UNK]"
+            )
     except (ValueError, TypeError) as e:
         return _fail(args, e, option=option, aliases={"path": option, "vocab": option})
     ids, begin, end = tokenizer.tokenize_with_offsets(tf.constant(args.text))

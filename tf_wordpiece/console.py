@@ -106,7 +106,8 @@ def check_utf8_arguments(args: argparse.Namespace, names: dict[str, str]) -> Non
                 raise ValueError(
                     f"{name}: {which}{raw!r} is not valid UTF-8 (byte 0x{raw[offset]:02x} at byte offset {offset}); "
                     "pass text in UTF-8: set a UTF-8 locale in the terminal (e.g. LANG=C.UTF-8) or convert it with "
-                    "iconv -f latin1 -t utf-8") from None
+                    "iconv -f latin1 -t utf-8"
+                ) from None
 
 
 def check_readable_files(paths: Sequence[str], option: str, *, stdin: bool = False) -> None:
@@ -128,8 +129,9 @@ def check_readable_files(paths: Sequence[str], option: str, *, stdin: bool = Fal
             raise ValueError(f"{option}: cannot read {path!r}: {e.strerror}") from None
 
 
-def in_option_names(message: str, parser: argparse.ArgumentParser, *, aliases: dict[str, str] | None = None,
-                    option: str | None = None) -> str:
+def in_option_names(
+    message: str, parser: argparse.ArgumentParser, *, aliases: dict[str, str] | None = None, option: str | None = None
+) -> str:
     """Writes the Python argument names of a library error as the parser's options: vocab_size -> --vocab-size.
 
     `aliases` maps other leading names (a library's `path`) to options; a

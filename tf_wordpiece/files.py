@@ -12,9 +12,15 @@ import zipfile
 from typing import Callable
 
 
-
-def write_text_atomically(path: str | os.PathLike, text: str, *, overwrite: bool = True, what: str = "out",
-                          kind: str = "file", looks_ours: Callable[[bytes], bool] | None = None) -> None:
+def write_text_atomically(
+    path: str | os.PathLike,
+    text: str,
+    *,
+    overwrite: bool = True,
+    what: str = "out",
+    kind: str = "file",
+    looks_ours: Callable[[bytes], bool] | None = None,
+) -> None:
     """Writes UTF-8 `text` to a temporary file beside `path`, syncs it, then renames it into place.
 
     An interrupted write leaves `path` as it was. `check_file_output` runs first:
@@ -34,8 +40,14 @@ def write_text_atomically(path: str | os.PathLike, text: str, *, overwrite: bool
         raise
 
 
-def check_file_output(path: str | os.PathLike, *, overwrite: bool, what: str = "out", kind: str = "file",
-                      looks_ours: Callable[[bytes], bool] | None = None) -> pathlib.Path:
+def check_file_output(
+    path: str | os.PathLike,
+    *,
+    overwrite: bool,
+    what: str = "out",
+    kind: str = "file",
+    looks_ours: Callable[[bytes], bool] | None = None,
+) -> pathlib.Path:
     """Checks, before any work, that a file may be written at `path`. Returns it as a Path.
 
     A folder at `path` or a missing parent folder is a ValueError. An existing
@@ -46,17 +58,22 @@ def check_file_output(path: str | os.PathLike, *, overwrite: bool, what: str = "
     """
     path = pathlib.Path(path)
     if path.is_dir():
-        raise ValueError(f"{what}: {path} is a folder; give the path of the {kind} to write inside it, "
-                         f"such as {path / _example_name(kind)}")
+        raise ValueError(
+            f"{what}: {path} is a folder; give the path of the {kind} to write inside it, "
+            f"such as {path / _example_name(kind)}"
+        )
     if not path.parent.is_dir():
         raise ValueError(f"{what}: the folder {path.parent} does not exist; create it first")
     if path.exists():
         if not overwrite:
-            raise FileExistsError(f"{what}: {path} already exists; {_overwrite_hint(what)} to replace that {kind}, "
-                                  "or choose another path")
+            raise FileExistsError(
+                f"{what}: {path} already exists; {_overwrite_hint(what)} to replace that {kind}, or choose another path"
+            )
         if looks_ours is not None and not looks_ours(_head(path)):
-            raise ValueError(f"{what}: {path} exists and does not look like a {kind}; tf-wordpiece replaces only "
-                             f"files of the kind it writes, so move that file or choose another path")
+            raise ValueError(
+                f"{what}: {path} exists and does not look like a {kind}; tf-wordpiece replaces only "
+                f"files of the kind it writes, so move that file or choose another path"
+            )
     return path
 
 
@@ -72,20 +89,26 @@ def check_model_folder(path: str | os.PathLike, *, overwrite: bool, what: str = 
     out = pathlib.Path(path).resolve()
     here = pathlib.Path.cwd().resolve()
     if out == here or out in here.parents:
-        raise ValueError(f"{what}: {path} is the current folder or one above it; give a new folder name for the "
-                         "model, such as ./converter")
+        raise ValueError(
+            f"{what}: {path} is the current folder or one above it; give a new folder name for the "
+            "model, such as ./converter"
+        )
     if out.exists() and not out.is_dir():
         raise ValueError(f"{what}: {out} is a file, not a SavedModel folder; move it or choose another path")
     if out.is_dir():
         if (out / "saved_model.pb").is_file():
             if not overwrite:
-                raise FileExistsError(f"{what}: {out} already holds a SavedModel; {_overwrite_hint(what)} to replace "
-                                      "that model, or choose another path")
+                raise FileExistsError(
+                    f"{what}: {out} already holds a SavedModel; {_overwrite_hint(what)} to replace "
+                    "that model, or choose another path"
+                )
         elif any(out.iterdir()):
             entries = sorted(p.name for p in out.iterdir())
             shown = ", ".join(entries[:3]) + (f" and {len(entries) - 3} more" if len(entries) > 3 else "")
-            raise ValueError(f"{what}: {out} is a folder that is not a SavedModel (it holds {shown}); tf-wordpiece "
-                             "replaces only SavedModel folders, so give a new folder name")
+            raise ValueError(
+                f"{what}: {out} is a folder that is not a SavedModel (it holds {shown}); tf-wordpiece "
+                "replaces only SavedModel folders, so give a new folder name"
+            )
     return out
 
 
@@ -104,8 +127,9 @@ def check_zip_output(path: str | os.PathLike, *, overwrite: bool, folder_name: s
             return False
         return bool(names) and all(name == f"{folder_name}/" or name.startswith(f"{folder_name}/") for name in names)
 
-    return check_file_output(path, overwrite=overwrite, what=what, kind=f"zip of {folder_name}/",
-                             looks_ours=is_zip_of_the_model)
+    return check_file_output(
+        path, overwrite=overwrite, what=what, kind=f"zip of {folder_name}/", looks_ours=is_zip_of_the_model
+    )
 
 
 def looks_like_text_lines(head: bytes) -> bool:

@@ -27,9 +27,9 @@ import keras
 import tensorflow as tf
 
 from tf_wordpiece.bert.keras_hub_compat import KerasHubWordPiece
-from tf_wordpiece.bert.tokenizer import BertTokenizer
 from tf_wordpiece.bert.packing import FixedLengthTemplate
 from tf_wordpiece.bert.post_processors import Segment
+from tf_wordpiece.bert.tokenizer import BertTokenizer
 from tf_wordpiece.vocab import read_vocab_file
 
 TEMPLATES = ("tf_text", "hf")
@@ -41,8 +41,10 @@ def _vocabulary_list(vocabulary) -> list[str]:
         return read_vocab_file(vocabulary)
     if isinstance(vocabulary, Sequence) and all(isinstance(t, str) for t in vocabulary):
         return list(vocabulary)
-    raise ValueError(f"vocabulary: expected a vocab.txt path or a list of token strings, got {type(vocabulary).__name__}; "
-                     "pass e.g. vocabulary='vocab.txt'")
+    raise ValueError(
+        f"vocabulary: expected a vocab.txt path or a list of token strings, got {type(vocabulary).__name__}; "
+        "pass e.g. vocabulary='vocab.txt'"
+    )
 
 
 @keras.saving.register_keras_serializable(package="tf_wordpiece")
@@ -85,21 +87,38 @@ class WordPieceTokenizer(keras.layers.Layer):
     [[0, 0, 3]]
     """
 
-    def __init__(self, vocabulary=None, *, sequence_length: int | None = None, lowercase: bool = False,
-                 strip_accents: bool | None = None, split: bool = True, split_on_cjk: bool = True,
-                 oov_token: str = "[UNK]", suffix_indicator: str = "##", compat: str = "tf_text",
-                 special_tokens: Sequence[str] | None = None, dtype="int32", **kwargs):
+    def __init__(
+        self,
+        vocabulary=None,
+        *,
+        sequence_length: int | None = None,
+        lowercase: bool = False,
+        strip_accents: bool | None = None,
+        split: bool = True,
+        split_on_cjk: bool = True,
+        oov_token: str = "[UNK]",
+        suffix_indicator: str = "##",
+        compat: str = "tf_text",
+        special_tokens: Sequence[str] | None = None,
+        dtype="int32",
+        **kwargs,
+    ):
         if vocabulary is None:
-            raise ValueError("vocabulary: WordPieceTokenizer needs one; pass vocabulary='vocab.txt' or a list of tokens")
-        if sequence_length is not None and (isinstance(sequence_length, bool) or not isinstance(sequence_length, int)
-                                            or sequence_length < 1):
+            raise ValueError(
+                "vocabulary: WordPieceTokenizer needs one; pass vocabulary='vocab.txt' or a list of tokens"
+            )
+        if sequence_length is not None and (
+            isinstance(sequence_length, bool) or not isinstance(sequence_length, int) or sequence_length < 1
+        ):
             raise ValueError(f"sequence_length: expected a positive int or None, got {sequence_length!r}")
         if dtype not in ("int32", "int64"):
             raise ValueError(f"dtype: expected 'int32' or 'int64' (token ids), got {dtype!r}")
         _check_compat_options(compat, split=split, split_on_cjk=split_on_cjk, special_tokens=special_tokens)
         if compat == "tf_text" and strip_accents is not None and strip_accents != lowercase:
-            raise ValueError(f"strip_accents: {strip_accents!r} with lowercase={lowercase!r} needs compat='hf'; "
-                             "tensorflow_text strips accents exactly when it lowercases")
+            raise ValueError(
+                f"strip_accents: {strip_accents!r} with lowercase={lowercase!r} needs compat='hf'; "
+                "tensorflow_text strips accents exactly when it lowercases"
+            )
         kwargs.pop("trainable", None)  # saved by get_config; the layer has no weights
         super().__init__(dtype=dtype, trainable=False, **kwargs)
         self.vocabulary = _vocabulary_list(vocabulary)
@@ -112,14 +131,24 @@ class WordPieceTokenizer(keras.layers.Layer):
         self.compat = compat
         self.special_tokens = list(special_tokens) if special_tokens else None
         if compat == "keras_hub":
-            self._tokenizer = KerasHubWordPiece(self.vocabulary, lowercase=self.lowercase,
-                                                strip_accents=bool(strip_accents), split=self.split,
-                                                split_on_cjk=self.split_on_cjk, suffix_indicator=suffix_indicator,
-                                                oov_token=oov_token)
+            self._tokenizer = KerasHubWordPiece(
+                self.vocabulary,
+                lowercase=self.lowercase,
+                strip_accents=bool(strip_accents),
+                split=self.split,
+                split_on_cjk=self.split_on_cjk,
+                suffix_indicator=suffix_indicator,
+                oov_token=oov_token,
+            )
             return
-        options = dict(compat=compat, lower_case=self.lowercase, unknown_token=oov_token,
-                       suffix_indicator=suffix_indicator, special_tokens=self.special_tokens,
-                       token_out_type=tf.as_dtype(dtype))
+        options = dict(
+            compat=compat,
+            lower_case=self.lowercase,
+            unknown_token=oov_token,
+            suffix_indicator=suffix_indicator,
+            special_tokens=self.special_tokens,
+            token_out_type=tf.as_dtype(dtype),
+        )
         if compat == "hf":
             options["strip_accents"] = strip_accents
         self._tokenizer = BertTokenizer(self.vocabulary, **options)
@@ -137,16 +166,20 @@ class WordPieceTokenizer(keras.layers.Layer):
 
     def id_to_token(self, token_id: int) -> str:
         if not 0 <= token_id < len(self.vocabulary):
-            raise ValueError(f"token_id: {token_id!r} is outside the vocabulary [0, {len(self.vocabulary)}); "
-                             "pass an id the tokenizer produced")
+            raise ValueError(
+                f"token_id: {token_id!r} is outside the vocabulary [0, {len(self.vocabulary)}); "
+                "pass an id the tokenizer produced"
+            )
         return self.vocabulary[token_id]
 
     def token_to_id(self, token: str) -> int:
         try:
             return self.vocabulary.index(token)
         except ValueError:
-            raise ValueError(f"token: {token!r} is not in the vocabulary ({len(self.vocabulary)} tokens); check its "
-                             f"case and the {self.suffix_indicator!r} prefix") from None
+            raise ValueError(
+                f"token: {token!r} is not in the vocabulary ({len(self.vocabulary)} tokens); check its "
+                f"case and the {self.suffix_indicator!r} prefix"
+            ) from None
 
     def compute_output_spec(self, inputs):
         outer = inputs.shape if self.split else inputs.shape[:-1]  # split=False: the last axis is words
@@ -155,10 +188,18 @@ class WordPieceTokenizer(keras.layers.Layer):
 
     def get_config(self) -> dict:
         config = super().get_config()
-        config.update(vocabulary=self.vocabulary, sequence_length=self.sequence_length, lowercase=self.lowercase,
-                      strip_accents=self.strip_accents, split=self.split, split_on_cjk=self.split_on_cjk,
-                      oov_token=self.oov_token, suffix_indicator=self.suffix_indicator, compat=self.compat,
-                      special_tokens=self.special_tokens)
+        config.update(
+            vocabulary=self.vocabulary,
+            sequence_length=self.sequence_length,
+            lowercase=self.lowercase,
+            strip_accents=self.strip_accents,
+            split=self.split,
+            split_on_cjk=self.split_on_cjk,
+            oov_token=self.oov_token,
+            suffix_indicator=self.suffix_indicator,
+            compat=self.compat,
+            special_tokens=self.special_tokens,
+        )
         return config
 
     @classmethod
@@ -177,11 +218,15 @@ def _check_compat_options(compat: str, *, split: bool, split_on_cjk: bool, speci
     if compat not in COMPATS:
         raise ValueError(f"compat: expected one of {list(COMPATS)}, got {compat!r}")
     if compat != "keras_hub" and (not split or not split_on_cjk):
-        raise ValueError(f"split, split_on_cjk: keras-hub's options (got split={split!r}, split_on_cjk="
-                         f"{split_on_cjk!r}) need compat='keras_hub', got compat={compat!r}")
+        raise ValueError(
+            f"split, split_on_cjk: keras-hub's options (got split={split!r}, split_on_cjk="
+            f"{split_on_cjk!r}) need compat='keras_hub', got compat={compat!r}"
+        )
     if compat == "keras_hub" and special_tokens:
-        raise ValueError(f"special_tokens: not offered with compat='keras_hub' (got {list(special_tokens)!r}); "
-                         "use compat='tf_text' or 'hf', or add the ids after tokenizing")
+        raise ValueError(
+            f"special_tokens: not offered with compat='keras_hub' (got {list(special_tokens)!r}); "
+            "use compat='tf_text' or 'hf', or add the ids after tokenizing"
+        )
 
 
 @keras.saving.register_keras_serializable(package="tf_wordpiece")
@@ -207,10 +252,13 @@ class BertInputsPacker(keras.layers.Layer):
     ([[101, 7, 8, 102, 5, 102]], [[0, 0, 0, 0, 1, 1]])
     """
 
-    def __init__(self, *, sequence_length: int, cls_id: int, sep_id: int, pad_id: int = 0, template: str = "tf_text",
-                 **kwargs):
+    def __init__(
+        self, *, sequence_length: int, cls_id: int, sep_id: int, pad_id: int = 0, template: str = "tf_text", **kwargs
+    ):
         if isinstance(sequence_length, bool) or not isinstance(sequence_length, int) or sequence_length < 3:
-            raise ValueError(f"sequence_length: expected an int >= 3 ([CLS], [SEP] and a token), got {sequence_length!r}")
+            raise ValueError(
+                f"sequence_length: expected an int >= 3 ([CLS], [SEP] and a token), got {sequence_length!r}"
+            )
         if template not in TEMPLATES:
             raise ValueError(f"template: expected one of {list(TEMPLATES)}, got {template!r}")
         kwargs.pop("trainable", None)
@@ -223,24 +271,36 @@ class BertInputsPacker(keras.layers.Layer):
         segments = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
         if not 1 <= len(segments) <= 2:
             raise ValueError(f"inputs: expected one or two segments, got {len(segments)}")
-        segments = [s if isinstance(s, tf.RaggedTensor) else tf.RaggedTensor.from_tensor(s, padding=self.pad_id)
-                    for s in segments]
+        segments = [
+            s if isinstance(s, tf.RaggedTensor) else tf.RaggedTensor.from_tensor(s, padding=self.pad_id)
+            for s in segments
+        ]
         segments = [Segment.from_ids(tf.cast(s, tf.int64)) for s in segments]
         trimming = "round_robin" if self.template == "tf_text" else "longest_first"
         template = FixedLengthTemplate(cls_id=self.cls_id, sep_id=self.sep_id, pad_id=self.pad_id, trimming=trimming)
         enc = template.pack(segments, seq_length=self.sequence_length)
-        return {"token_ids": tf.cast(enc.ids, tf.int32), "segment_ids": tf.cast(enc.type_ids, tf.int32),
-                "padding_mask": tf.cast(enc.attention_mask, tf.bool)}
+        return {
+            "token_ids": tf.cast(enc.ids, tf.int32),
+            "segment_ids": tf.cast(enc.type_ids, tf.int32),
+            "padding_mask": tf.cast(enc.attention_mask, tf.bool),
+        }
 
     def compute_output_spec(self, inputs):
         first = inputs[0] if isinstance(inputs, (list, tuple)) else inputs
         shape = (first.shape[0], self.sequence_length)
-        return {"token_ids": keras.KerasTensor(shape, dtype="int32"),
-                "segment_ids": keras.KerasTensor(shape, dtype="int32"),
-                "padding_mask": keras.KerasTensor(shape, dtype="bool")}
+        return {
+            "token_ids": keras.KerasTensor(shape, dtype="int32"),
+            "segment_ids": keras.KerasTensor(shape, dtype="int32"),
+            "padding_mask": keras.KerasTensor(shape, dtype="bool"),
+        }
 
     def get_config(self) -> dict:
         config = super().get_config()
-        config.update(sequence_length=self.sequence_length, cls_id=self.cls_id, sep_id=self.sep_id,
-                      pad_id=self.pad_id, template=self.template)
+        config.update(
+            sequence_length=self.sequence_length,
+            cls_id=self.cls_id,
+            sep_id=self.sep_id,
+            pad_id=self.pad_id,
+            template=self.template,
+        )
         return config

@@ -41,7 +41,9 @@ def as_strings(values, name: str):
         try:
             tensor = tf.convert_to_tensor(values)
         except (TypeError, ValueError) as e:
-            raise TypeError(f"{name}: expected strings (tf.string tensor or list of str/bytes), got {type(values).__name__}: {e}") from None
+            raise TypeError(
+                f"{name}: expected strings (tf.string tensor or list of str/bytes), got {type(values).__name__}: {e}"
+            ) from None
     if tensor.dtype != tf.string:
         raise TypeError(f"{name}: expected a tf.string tensor, got dtype {tensor.dtype.name}; pass text, not ids")
     return tensor
@@ -78,8 +80,10 @@ def as_word_batch(values, name: str) -> tuple[tf.RaggedTensor, bool]:
     words = as_strings(values, name)
     rank = words.shape.rank
     if rank not in (1, 2) or (isinstance(words, tf.RaggedTensor) and words.ragged_rank != 1):
-        raise ValueError(f"{name}: with is_pretokenized=True expected words [words] or [batch, (words)], got shape "
-                         f"{words.shape}; pass a list of words per input")
+        raise ValueError(
+            f"{name}: with is_pretokenized=True expected words [words] or [batch, (words)], got shape "
+            f"{words.shape}; pass a list of words per input"
+        )
     if rank == 1:
         return tf.RaggedTensor.from_tensor(words[None]).with_row_splits_dtype(tf.int64), True
     if not isinstance(words, tf.RaggedTensor):
@@ -96,8 +100,9 @@ def as_ids(values, name: str):
             try:
                 values = tf.ragged.constant(values, dtype=tf.int64)
             except (TypeError, ValueError) as e:
-                raise TypeError(f"{name}: expected integer ids (a tensor or lists of int), got "
-                                f"{type(values).__name__}: {e}") from None
+                raise TypeError(
+                    f"{name}: expected integer ids (a tensor or lists of int), got {type(values).__name__}: {e}"
+                ) from None
     if not values.dtype.is_integer:
         raise TypeError(f"{name}: expected integer ids, got dtype {values.dtype.name}; pass ids, not text")
     return values
@@ -208,8 +213,9 @@ def rows_of_values(row_starts: tf.Tensor, size: tf.Tensor) -> tf.Tensor:
     return rows_and_positions(lengths)[0]
 
 
-def rows_and_positions(lengths: tf.Tensor, *, first: tf.Tensor | None = None,
-                       out_type: tf.DType = tf.int32) -> tuple[tf.Tensor, tf.Tensor]:
+def rows_and_positions(
+    lengths: tf.Tensor, *, first: tf.Tensor | None = None, out_type: tf.DType = tf.int32
+) -> tuple[tf.Tensor, tf.Tensor]:
     """Row lengths [k] -> (row, position) [sum(lengths)]: each value's row and its index in the row.
 
     Positions count from `first[row]` (int [k], default 0; each row's last

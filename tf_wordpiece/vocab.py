@@ -49,8 +49,10 @@ class Vocab(tf.Module):
             _validate(self.tokens, self.source, required)
         except ValueError as e:
             if isinstance(vocab, (str, os.PathLike)) and not looks_like_text_lines("\n".join(self.tokens).encode()):
-                raise ValueError(f"vocab: {os.fspath(vocab)!r} does not look like a vocab file (one token a line, line n "
-                                 f"is id n): most of its lines hold spaces, as prose and tables do. {e}") from None
+                raise ValueError(
+                    f"vocab: {os.fspath(vocab)!r} does not look like a vocab file (one token a line, line n "
+                    f"is id n): most of its lines hold spaces, as prose and tables do. {e}"
+                ) from None
             raise
         self._ids = {t: i for i, t in enumerate(self.tokens)}  # for Python-side lookups
         self.table = tf.lookup.StaticHashTable(
@@ -109,7 +111,9 @@ def _read_tokens(vocab: VocabLike, source: str) -> list[str]:
         order = tf.argsort(ids).numpy()
         tokens = [k.decode("utf-8") for k in keys.numpy()[order]]
         if sorted(ids.numpy().tolist()) != list(range(len(tokens))):
-            raise ValueError(f"vocab: the {source}'s ids must be dense on [0, size); got ids {sorted(ids.numpy())[:10]}...")
+            raise ValueError(
+                f"vocab: the {source}'s ids must be dense on [0, size); got ids {sorted(ids.numpy())[:10]}..."
+            )
         return tokens
     if hasattr(vocab, "lookup"):
         raise TypeError(
@@ -117,7 +121,9 @@ def _read_tokens(vocab: VocabLike, source: str) -> list[str]:
             "pass the vocab.txt path, a list of tokens, a tf.lookup.StaticHashTable or StaticVocabularyTable"
         )
     if isinstance(vocab, (bytes, bytearray)) or not isinstance(vocab, Sequence):
-        raise TypeError(f"vocab: expected a vocab.txt path, a list of str or a StaticHashTable, got {type(vocab).__name__}")
+        raise TypeError(
+            f"vocab: expected a vocab.txt path, a list of str or a StaticHashTable, got {type(vocab).__name__}"
+        )
     bad = [t for t in vocab if not isinstance(t, str)]
     if bad:
         raise TypeError(f"vocab: every token must be a str, got {bad[0]!r} ({type(bad[0]).__name__})")
@@ -132,11 +138,15 @@ def read_vocab_file(path: str | os.PathLike) -> list[str]:
     with open(path, "rb") as f:
         data = f.read()
     if data.startswith(b"\xef\xbb\xbf"):  # peers would keep it as part of the first token: a silently renamed token
-        raise ValueError(f"vocab: vocab file {path!r} starts with a UTF-8 byte order mark; re-save it as UTF-8 without BOM")
+        raise ValueError(
+            f"vocab: vocab file {path!r} starts with a UTF-8 byte order mark; re-save it as UTF-8 without BOM"
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ValueError(f"vocab: vocab file {path!r} is not valid UTF-8 (byte {e.start}); re-save it as UTF-8") from None
+        raise ValueError(
+            f"vocab: vocab file {path!r} is not valid UTF-8 (byte {e.start}); re-save it as UTF-8"
+        ) from None
     _check_not_a_tokenizer_json(path, data)
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -146,8 +156,10 @@ def read_vocab_file(path: str | os.PathLike) -> list[str]:
 
 def _check_not_a_tokenizer_json(path: str, data: bytes) -> None:
     if data.lstrip().startswith(b"{") and b'"model"' in data:
-        raise ValueError(f"vocab: {path!r} looks like a Hugging Face tokenizer.json, not a vocab.txt; load it with "
-                         "BertTokenizer.from_tokenizer_json (--tokenizer-json on the command line)")
+        raise ValueError(
+            f"vocab: {path!r} looks like a Hugging Face tokenizer.json, not a vocab.txt; load it with "
+            "BertTokenizer.from_tokenizer_json (--tokenizer-json on the command line)"
+        )
 
 
 def _validate(tokens: list[str], source: str, required: Sequence[str]) -> None:
@@ -171,7 +183,9 @@ def _validate(tokens: list[str], source: str, required: Sequence[str]) -> None:
         )
 
 
-def write_vocab_file(path: str | os.PathLike, tokens: Sequence[str], *, overwrite: bool = True, what: str = "path") -> None:
+def write_vocab_file(
+    path: str | os.PathLike, tokens: Sequence[str], *, overwrite: bool = True, what: str = "path"
+) -> None:
     """Writes vocab.txt (UTF-8, one token a line, line n is id n) atomically; `read_vocab_file` reads it back.
 
     An existing file is replaced only with `overwrite` and only when it looks
@@ -182,7 +196,15 @@ def write_vocab_file(path: str | os.PathLike, tokens: Sequence[str], *, overwrit
     if unwritable:
         raise ValueError(f"tokens: {unwritable[:3]} cannot be written one per line (line break in the token)")
     if tokens and tokens[0].startswith("\ufeff"):
-        raise ValueError(f"tokens: the first token {tokens[0]!r} starts with U+FEFF, which reads back as a byte order "
-                         "mark (an error); move it after the first token")
-    write_text_atomically(path, "".join(f"{token}\n" for token in tokens), overwrite=overwrite, what=what,
-                          kind="vocab file", looks_ours=looks_like_text_lines)
+        raise ValueError(
+            f"tokens: the first token {tokens[0]!r} starts with U+FEFF, which reads back as a byte order "
+            "mark (an error); move it after the first token"
+        )
+    write_text_atomically(
+        path,
+        "".join(f"{token}\n" for token in tokens),
+        overwrite=overwrite,
+        what=what,
+        kind="vocab file",
+        looks_ours=looks_like_text_lines,
+    )

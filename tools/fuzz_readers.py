@@ -56,7 +56,9 @@ def check_json(data: bytes) -> None:
             raise AssertionError(f"the message does not name the file: {e}") from None
         return
     vocab = json.loads(data)["model"]["vocab"]
-    if any(type(i) is not int for i in vocab.values()) or tokenizer.vocab.tokens != sorted(vocab, key=vocab.__getitem__):
+    if any(type(i) is not int for i in vocab.values()) or tokenizer.vocab.tokens != sorted(
+        vocab, key=vocab.__getitem__
+    ):
         raise AssertionError("accepted a vocabulary that differs from the file's")
     tokenizer.tokenize(["hello worlds!"])
 

@@ -40,6 +40,7 @@ def digest(lines: list[str]) -> str:
 def main() -> None:
     import tensorflow as tf
     import tensorflow_text as text
+
     from helpers.data import VOCAB
     from helpers.oracles import hf_oracle
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-import tensorflow as tf
-from helpers.contract import check_contract
-from helpers.oracles import hf_oracle
 
 import tf_wordpiece as twp
+from helpers.contract import check_contract
+from helpers.oracles import hf_oracle
 from tf_wordpiece.bert.added_tokens import AddedToken
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hello", "world", "x", "!", "hello world", "ｘ"]

@@ -4,12 +4,36 @@ from __future__ import annotations
 
 import pytest
 import tensorflow as tf
-from helpers.contract import check_contract
 
 import tf_wordpiece as twp
+from helpers.contract import check_contract
 
-TINY = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hello", "world", "!", ",", "##s", "un", "##aff", "##able",
-        "straße", "strasse", "e", "##e", "日", "本", "[", "]", "mask", "a", "##a"]
+TINY = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "hello",
+    "world",
+    "!",
+    ",",
+    "##s",
+    "un",
+    "##aff",
+    "##able",
+    "straße",
+    "strasse",
+    "e",
+    "##e",
+    "日",
+    "本",
+    "[",
+    "]",
+    "mask",
+    "a",
+    "##a",
+]
 ID = {t: i for i, t in enumerate(TINY)}
 
 
@@ -128,9 +152,7 @@ def test_detokenize_joins_pieces():
 def test_preserve_unused_token():
     vocab = TINY + ["[unused7]"]
     tok = twp.BertTokenizer(vocab, lower_case=True, preserve_unused_token=True, token_out_type=tf.string)
-    assert tok.tokenize(["a [unused7] [ unused7 ]"]).to_list() == [
-        [[b"a"], [b"[unused7]"], [b"["], [b"[UNK]"], [b"]"]]
-    ]
+    assert tok.tokenize(["a [unused7] [ unused7 ]"]).to_list() == [[[b"a"], [b"[unused7]"], [b"["], [b"[UNK]"], [b"]"]]]
 
 
 def test_keep_whitespace():

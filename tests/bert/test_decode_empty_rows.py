@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 import tensorflow as tf
-from helpers.data import TOKENIZER_JSON
-from helpers.oracles import hf_oracle
 
 import tf_wordpiece as twp
+from helpers.data import TOKENIZER_JSON
+from helpers.oracles import hf_oracle
 
 BATCHES = [
     [""],

@@ -22,7 +22,10 @@ def test_rank1_matches_fast_wordpiece_on_the_sample(vocab_tokens, ids_per_line):
     peer = text.FastWordpieceTokenizer(vocab_tokens, support_detokenization=True)
     ours = twp.WordpieceTokenizer(vocab_tokens)
     spec = [tf.TensorSpec([None], tf.int64)]
-    peer_one, ours_one = tf.function(peer.detokenize, input_signature=spec), tf.function(ours.detokenize, input_signature=spec)
+    peer_one, ours_one = (
+        tf.function(peer.detokenize, input_signature=spec),
+        tf.function(ours.detokenize, input_signature=spec),
+    )
     bad = []
     for ids in ids_per_line:
         want, got = peer_one(tf.constant(ids, tf.int64)), ours_one(tf.constant(ids, tf.int64))
@@ -51,8 +54,11 @@ def test_rank1_bert_matches_fast_bert(vocab_tokens, ids_per_line):
 
 def test_rank2_still_gives_words(vocab_tokens):
     ours = twp.WordpieceTokenizer(vocab_tokens)
-    classic = text.WordpieceTokenizer(tf.lookup.StaticVocabularyTable(
-        tf.lookup.KeyValueTensorInitializer(vocab_tokens, tf.range(len(vocab_tokens), dtype=tf.int64)), 1))
+    classic = text.WordpieceTokenizer(
+        tf.lookup.StaticVocabularyTable(
+            tf.lookup.KeyValueTensorInitializer(vocab_tokens, tf.range(len(vocab_tokens), dtype=tf.int64)), 1
+        )
+    )
     ids = tf.ragged.constant([[2023, 2003, 1037, 3231], [1001, 13]], tf.int64)
     assert ours.detokenize(ids).to_list() == classic.detokenize(ids).to_list()
 

@@ -12,16 +12,16 @@ import re
 import numpy as np
 import pytest
 import tensorflow as tf
-from helpers.ragged import batches
 
 import tf_wordpiece as twp
+from helpers.ragged import batches
 from tf_wordpiece.bert import pre_tokenizers
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
 
 def transformers_tokenize(text: str, vocab: dict[str, int]) -> list[tuple[str, int, int]]:
-    """(piece, char begin, char end) as transformers' BertTokenizer(do_basic_tokenize=False).tokenize gives the pieces."""
+    """(piece, char begin, char end), as transformers' BertTokenizer(do_basic_tokenize=False).tokenize splits."""
     out, position = [], 0
     for i, part in enumerate(re.split("(" + "|".join(map(re.escape, SPECIALS)) + ")", text)):
         if i % 2:  # a special token, never split
@@ -70,8 +70,19 @@ def _flat_rows(t: tf.RaggedTensor) -> list[list[int]]:
 
 
 def test_matches_transformers_on_the_sample_and_hard_strings(ours, vocab, multilingual, hard_strings):
-    extra = ["a[SEP]b [CLS]", "x\x1cy\x1dz\x1e\x1fw", "a\xa0b\u2000c\u3000d\u200be", "\x85lead\u2028trail\u2029",
-             "Hello, World!", "x" * 101, "x" * 100, "  ", "", "[UNK][UNK]", "\u180eq\u205fr\u202fs\u1680t"]
+    extra = [
+        "a[SEP]b [CLS]",
+        "x\x1cy\x1dz\x1e\x1fw",
+        "a\xa0b\u2000c\u3000d\u200be",
+        "\x85lead\u2028trail\u2029",
+        "Hello, World!",
+        "x" * 101,
+        "x" * 100,
+        "  ",
+        "",
+        "[UNK][UNK]",
+        "\u180eq\u205fr\u202fs\u1680t",
+    ]
     bad = []
     for batch in batches(multilingual + hard_strings + extra, 1000):
         ids, begin, end = (_flat_rows(t) for t in ours.tokenize_with_offsets(batch))
@@ -84,7 +95,11 @@ def test_matches_transformers_on_the_sample_and_hard_strings(ours, vocab, multil
 
 def test_no_lowercasing_or_punctuation_split(ours, vocab):
     pieces = ours.tokenize("Hello, world!").merge_dims(-2, -1).numpy().tolist()
-    assert pieces == [vocab["[UNK]"], vocab["world"], vocab["##!"]]  # "Hello," is unknown: "H" is not in the uncased vocab
+    assert pieces == [
+        vocab["[UNK]"],
+        vocab["world"],
+        vocab["##!"],
+    ]  # "Hello," is unknown: "H" is not in the uncased vocab
 
 
 def test_encode_adds_the_template(ours, vocab):
@@ -137,4 +152,6 @@ def test_contract(vocab_path, vocab, tmp_path):
     tok = twp.BertTokenizer(vocab_path, compat="hf", do_basic_tokenize=False)
     strings = ["the cat\x1csat", "", "[CLS]hello world!", "  "]
     ids = check_contract(tok, strings, tmp_path)
-    assert [sum(row, []) for row in ids.to_list()] == [[vocab[p] for p, _, _ in transformers_tokenize(s, vocab)] for s in strings]
+    assert [sum(row, []) for row in ids.to_list()] == [
+        [vocab[p] for p, _, _ in transformers_tokenize(s, vocab)] for s in strings
+    ]

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import pytest
 import tensorflow as tf
+
+import tf_wordpiece as twp
 from helpers.contract import assert_ragged_equal
 from helpers.data import TOKENIZER_JSON
 from helpers.oracles import hf_oracle
 
-import tf_wordpiece as twp
-
 FIELDS = ("special_tokens_mask", "word_ids", "sequence_ids")
 CASES = [
-    (["Hello [MASK] world!", "[MASK]", "a[MASK]b  c", " [SEP] x ", "", "unaffable 日本語 ok", "\x00 zz \ufffd yy"], None),
+    (
+        ["Hello [MASK] world!", "[MASK]", "a[MASK]b  c", " [SEP] x ", "", "unaffable 日本語 ok", "\x00 zz \ufffd yy"],
+        None,
+    ),
     (["hello world", "", "don't stop"], ["how are you?", "", "[MASK] it's ok"]),
 ]
 
@@ -27,17 +30,27 @@ def ours():
 
 
 def hf_fields(encodings) -> list:
-    return [[e.special_tokens_mask for e in encodings],
-            [[-1 if w is None else w for w in e.word_ids] for e in encodings],
-            [[-1 if s is None else s for s in e.sequence_ids] for e in encodings]]
+    return [
+        [e.special_tokens_mask for e in encodings],
+        [[-1 if w is None else w for w in e.word_ids] for e in encodings],
+        [[-1 if s is None else s for s in e.sequence_ids] for e in encodings],
+    ]
 
 
 def as_lists(t) -> list:
     return t.to_list() if isinstance(t, tf.RaggedTensor) else t.numpy().tolist()
 
 
-@pytest.mark.parametrize("options", [{}, dict(padding="longest"), dict(truncation="longest_first", max_length=6),
-                                     dict(add_special_tokens=False, padding="max_length", max_length=12)], ids=repr)
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        dict(padding="longest"),
+        dict(truncation="longest_first", max_length=6),
+        dict(add_special_tokens=False, padding="max_length", max_length=12),
+    ],
+    ids=repr,
+)
 @pytest.mark.parametrize("texts, pairs", CASES, ids=["single", "pair"])
 def test_fields_match_tokenizers(ours, texts, pairs, options):
     peer = hf_oracle()

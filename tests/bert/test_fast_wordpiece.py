@@ -5,15 +5,37 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import tensorflow as tf
-from helpers.ragged import batches
 
 import tf_wordpiece as twp
+from helpers.ragged import batches
 
 text = pytest.importorskip("tensorflow_text")
 
 # The vocabularies of tensorflow_text's own FastWordpieceTokenizer tests (fast_wordpiece_tokenizer_test.py).
-ENGLISH = ["don", "##'", "##t", "tread", "##ness", "hel", "##lo", "there", "my", "na", "##me", "is", "ter", "##ry",
-           "what", "##cha", "##ma", "##call", "##it?", "you", "said", "[UNK]"]
+ENGLISH = [
+    "don",
+    "##'",
+    "##t",
+    "tread",
+    "##ness",
+    "hel",
+    "##lo",
+    "there",
+    "my",
+    "na",
+    "##me",
+    "is",
+    "ter",
+    "##ry",
+    "what",
+    "##cha",
+    "##ma",
+    "##call",
+    "##it?",
+    "you",
+    "said",
+    "[UNK]",
+]
 CHINESE = list("貿易戰最大受益者越南總理阮春福") + ["[UNK]"]
 RUSSIAN = ["к", "##уп", "##иха", "[UNK]"]
 DEATH = ["क", "##र", "##े", "##ं", "##*", "##👇", "[UNK]"]
@@ -56,7 +78,9 @@ def test_peer_test_vectors(vocab, inputs, options, out_type):
     options = {"no_pretokenization": True, **options, "token_out_type": out_type}
     peer = text.FastWordpieceTokenizer(vocab, **options)
     ours = twp.WordpieceTokenizer(vocab, compat="fast_wordpiece", **options)
-    assert as_lists(ours.tokenize_with_offsets(as_input(inputs))) == as_lists(peer.tokenize_with_offsets(as_input(inputs)))
+    assert as_lists(ours.tokenize_with_offsets(as_input(inputs))) == as_lists(
+        peer.tokenize_with_offsets(as_input(inputs))
+    )
 
 
 def mismatches(ours, peer, inputs) -> list:
@@ -116,14 +140,17 @@ def test_in_a_graph_equals_eager(vocab_tokens, multilingual):
     assert as_lists(tf.function(ours.tokenize_with_offsets)(lines)) == as_lists(ours.tokenize_with_offsets(lines))
 
 
-@pytest.mark.parametrize("options, message", [
-    (dict(unknown_token=None), "unknown_token: None is not possible with compat='fast_wordpiece'"),
-    (dict(unknown_token="<nope>"), r"vocab: the vocab list .* lacks \['<nope>'\]"),
-    (dict(split_unknown_characters=True), "split_unknown_characters=True: only for compat='tf_text'"),
-    (dict(max_chars_per_token=4), "max_chars_per_token=4: only for compat='tf_text'"),
-    (dict(compat="tf_text", no_pretokenization=True), "no_pretokenization=True: only for compat='fast_wordpiece'"),
-    (dict(compat="fast"), "compat: expected one of"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (dict(unknown_token=None), "unknown_token: None is not possible with compat='fast_wordpiece'"),
+        (dict(unknown_token="<nope>"), r"vocab: the vocab list .* lacks \['<nope>'\]"),
+        (dict(split_unknown_characters=True), "split_unknown_characters=True: only for compat='tf_text'"),
+        (dict(max_chars_per_token=4), "max_chars_per_token=4: only for compat='tf_text'"),
+        (dict(compat="tf_text", no_pretokenization=True), "no_pretokenization=True: only for compat='fast_wordpiece'"),
+        (dict(compat="fast"), "compat: expected one of"),
+    ],
+)
 def test_options_are_checked(options, message):
     options = {"compat": "fast_wordpiece", **options}
     with pytest.raises(ValueError, match=message):
@@ -136,4 +163,7 @@ def test_end_to_end_contract(tmp_path):
     vocab = ["[UNK]", "un", "##aff", "##able", "!", "a", "##b"]
     ours = twp.WordpieceTokenizer(vocab, compat="fast_wordpiece")
     ids = check_contract(ours, ["unaffable!", "", "ab\u00a0a\u2000ab", "  x  "], tmp_path)
-    assert ids.to_list() == text.FastWordpieceTokenizer(vocab).tokenize(["unaffable!", "", "ab\u00a0a\u2000ab", "  x  "]).to_list()
+    assert (
+        ids.to_list()
+        == text.FastWordpieceTokenizer(vocab).tokenize(["unaffable!", "", "ab\u00a0a\u2000ab", "  x  "]).to_list()
+    )

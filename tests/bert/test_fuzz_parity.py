@@ -18,12 +18,12 @@ import os
 import unicodedata
 
 import pytest
-from helpers.data import VOCAB
-from helpers.oracles import hf_oracle
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 import tf_wordpiece as twp
+from helpers.data import VOCAB
+from helpers.oracles import hf_oracle
 
 text = pytest.importorskip("tensorflow_text")
 MAX_EXAMPLES = int(os.environ.get("TF_WORDPIECE_MAX_EXAMPLES", "25"))
@@ -50,7 +50,9 @@ strings = st.lists(st.one_of(st.text(characters, max_size=40), long_runs), min_s
 byte_strings = st.lists(
     st.one_of(
         st.binary(max_size=30),
-        st.lists(st.one_of(st.binary(max_size=4), st.text(characters, max_size=8).map(str.encode)), max_size=6).map(b"".join),
+        st.lists(st.one_of(st.binary(max_size=4), st.text(characters, max_size=8).map(str.encode)), max_size=6).map(
+            b"".join
+        ),
     ),
     min_size=1,
     max_size=16,
@@ -60,8 +62,14 @@ fuzz = settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=
 
 @functools.cache
 def tokenizers(compat: str, lower_case: bool):
-    ours = twp.BertTokenizer(str(VOCAB), compat=compat, lower_case=lower_case, offsets="normalized" if compat == "tf_text" else "original")
-    peer = text.BertTokenizer(str(VOCAB), lower_case=lower_case) if compat == "tf_text" else hf_oracle(lowercase=lower_case)
+    ours = twp.BertTokenizer(
+        str(VOCAB), compat=compat, lower_case=lower_case, offsets="normalized" if compat == "tf_text" else "original"
+    )
+    peer = (
+        text.BertTokenizer(str(VOCAB), lower_case=lower_case)
+        if compat == "tf_text"
+        else hf_oracle(lowercase=lower_case)
+    )
     return ours, peer
 
 
@@ -121,7 +129,9 @@ def test_fuzzed_bytes_tf_text_parity(data, lower_case):
     assert_tf_text_parity(data, lower_case)
 
 
-@pytest.mark.xfail(strict=True, reason="tensorflow_text joins invalid fragments into a character once marks between them are stripped")
+@pytest.mark.xfail(
+    strict=True, reason="tensorflow_text joins invalid fragments into a character once marks between them are stripped"
+)
 def test_known_difference_invalid_fragments_joined_by_mark_removal():
     data = [b"A\xe1\x90\xd9\xb0\x80"]  # found by hypothesis: 'A', invalid, U+0670 (a mark), invalid
     assert invalid_fragments_meet_when_marks_go(data[0])

@@ -1,4 +1,7 @@
-"""encode / decode / save against Hugging Face tokenizers: templates, pairs, truncation, padding, tokenizer.json variants."""
+"""encode / decode / save against Hugging Face tokenizers.
+
+Templates, pairs, truncation, padding and tokenizer.json variants.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +10,11 @@ import json
 import numpy as np
 import pytest
 import tensorflow as tf
+
+import tf_wordpiece as twp
 from helpers.data import TOKENIZER_JSON, VOCAB
 from helpers.oracles import compare_encode, hf_oracle, hf_with
 from helpers.ragged import batches, row_lists
-
-import tf_wordpiece as twp
 
 tokenizers = pytest.importorskip("tokenizers")
 
@@ -82,11 +85,14 @@ def _hf_accepts(peer, text, pair) -> bool:
         return False
 
 
-@pytest.mark.parametrize("truncation, texts, pairs", [
-    ("only_first", ["a"], ["hello world hello world hello world"]),
-    ("only_second", ["hello world hello world hello world"], ["a"]),
-    ("only_second", ["hello world hello world hello world"], None),
-])
+@pytest.mark.parametrize(
+    "truncation, texts, pairs",
+    [
+        ("only_first", ["a"], ["hello world hello world hello world"]),
+        ("only_second", ["hello world hello world hello world"], ["a"]),
+        ("only_second", ["hello world hello world hello world"], None),
+    ],
+)
 def test_truncation_that_cannot_fit_is_an_error_like_hf(truncation, texts, pairs):
     tok = twp.BertTokenizer(TINY, compat="hf", lower_case=True)
     peer = hf_with(truncation, 6, spec=json.loads(tok_json(tok)))
@@ -120,14 +126,17 @@ def test_padding_to_max_length_needs_rows_that_fit():
         tok.encode(["hello world hello"], padding="max_length", max_length=4)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(truncation="only_third", max_length=8), "truncation: expected one of"),
-    (dict(truncation=True), "max_length: truncation='longest_first' needs max_length"),
-    (dict(padding="max_length"), "max_length: padding='max_length' needs max_length"),
-    (dict(padding="left"), "padding: expected one of"),
-    (dict(pad_to_multiple_of=8), "pad_to_multiple_of: 8 needs padding"),
-    (dict(truncation=True, max_length=-1), "max_length: expected a non-negative int"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(truncation="only_third", max_length=8), "truncation: expected one of"),
+        (dict(truncation=True), "max_length: truncation='longest_first' needs max_length"),
+        (dict(padding="max_length"), "max_length: padding='max_length' needs max_length"),
+        (dict(padding="left"), "padding: expected one of"),
+        (dict(pad_to_multiple_of=8), "pad_to_multiple_of: 8 needs padding"),
+        (dict(truncation=True, max_length=-1), "max_length: expected a non-negative int"),
+    ],
+)
 def test_bad_encode_options(kwargs, message):
     tok = twp.BertTokenizer(TINY, compat="hf", lower_case=True)
     with pytest.raises(ValueError, match=message):
@@ -154,8 +163,18 @@ def test_decode_cleanup_per_token_and_whole_string():
 
 
 def _transformers_clean_up(text: str) -> str:
-    for old, new in ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"),
-                     (" 'm", "'m"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re")):
+    for old, new in (
+        (" .", "."),
+        (" ?", "?"),
+        (" !", "!"),
+        (" ,", ","),
+        (" ' ", "'"),
+        (" n't", "n't"),
+        (" 'm", "'m"),
+        (" 's", "'s"),
+        (" 've", "'ve"),
+        (" 're", "'re"),
+    ):
         text = text.replace(old, new)
     return text
 
@@ -191,7 +210,9 @@ def _variant(name: str) -> dict:
         spec["model"]["max_input_chars_per_word"] = 5
     elif name == "unk and prefix":
         vocab = spec["model"]["vocab"]
-        renamed = {("<unk>" if t == "[UNK]" else "@@" + t[2:] if t.startswith("##") else t): i for t, i in vocab.items()}
+        renamed = {
+            ("<unk>" if t == "[UNK]" else "@@" + t[2:] if t.startswith("##") else t): i for t, i in vocab.items()
+        }
         spec["model"].update(vocab=renamed, unk_token="<unk>", continuing_subword_prefix="@@")
         spec["decoder"]["prefix"] = "@@"
         for token in spec["added_tokens"]:
@@ -212,13 +233,29 @@ def _variant(name: str) -> dict:
 
 
 VARIANTS = [
-    "normalizer:lowercase=false", "normalizer:strip_accents=true", "normalizer:strip_accents=false",
-    "normalizer:handle_chinese_chars=false", "normalizer:clean_text=false", "max_input_chars_per_word=5",
-    "unk and prefix", "extra added tokens",
+    "normalizer:lowercase=false",
+    "normalizer:strip_accents=true",
+    "normalizer:strip_accents=false",
+    "normalizer:handle_chinese_chars=false",
+    "normalizer:clean_text=false",
+    "max_input_chars_per_word=5",
+    "unk and prefix",
+    "extra added tokens",
 ]
 ADDED_TOKEN_TEXTS = [
-    "a <ent> b", "a<ent>b", "x  <ent>  y <e2>  z", "[SPK] said", "x[SPK] y", "[SPK]", "é[SPK]", "_[SPK]",
-    "say hello  there", "Hello hello", "<ent><ent>  <e2><e2>", "\u3000<ent>\u00a0x", "[MASK]<ent> [SEP]",
+    "a <ent> b",
+    "a<ent>b",
+    "x  <ent>  y <e2>  z",
+    "[SPK] said",
+    "x[SPK] y",
+    "[SPK]",
+    "é[SPK]",
+    "_[SPK]",
+    "say hello  there",
+    "Hello hello",
+    "<ent><ent>  <e2><e2>",
+    "\u3000<ent>\u00a0x",
+    "[MASK]<ent> [SEP]",
 ]
 
 
@@ -246,7 +283,11 @@ def test_tokenizer_json_variants_load_and_match_hf(sample, tmp_path, variant):
 
 
 def test_save_round_trip_keeps_casing_and_accent_rules(tmp_path):
-    for options in (dict(lower_case=False), dict(lower_case=True, strip_accents=False), dict(lower_case=False, strip_accents=True)):
+    for options in (
+        dict(lower_case=False),
+        dict(lower_case=True, strip_accents=False),
+        dict(lower_case=False, strip_accents=True),
+    ):
         tok = twp.BertTokenizer(TINY + ["é", "É", "e"], compat="hf", **options)
         tok.save(tmp_path / "t.json")
         again = twp.BertTokenizer.from_tokenizer_json(tmp_path / "t.json")
@@ -265,13 +306,19 @@ def test_save_refuses_what_tokenizer_json_cannot_express(tmp_path):
     assert not list(tmp_path.iterdir())  # nothing half-written
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda s: s["model"].update(type="BPE"), "model type 'BPE' is not supported"),
-    (lambda s: s.update(normalizer={"type": "Sequence", "normalizers": [{"type": "Replace"}]}), "normalizer 'Sequence'"),
-    (lambda s: s.update(pre_tokenizer={"type": "Metaspace"}), "pre_tokenizer 'Metaspace'"),
-    (lambda s: s.update(decoder={"type": "ByteLevel"}), "decoder 'ByteLevel'"),
-    (lambda s: s.update(post_processor={"type": "RobertaProcessing"}), "post_processor 'RobertaProcessing'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda s: s["model"].update(type="BPE"), "model type 'BPE' is not supported"),
+        (
+            lambda s: s.update(normalizer={"type": "Sequence", "normalizers": [{"type": "Replace"}]}),
+            "normalizer 'Sequence'",
+        ),
+        (lambda s: s.update(pre_tokenizer={"type": "Metaspace"}), "pre_tokenizer 'Metaspace'"),
+        (lambda s: s.update(decoder={"type": "ByteLevel"}), "decoder 'ByteLevel'"),
+        (lambda s: s.update(post_processor={"type": "RobertaProcessing"}), "post_processor 'RobertaProcessing'"),
+    ],
+)
 def test_unsupported_components_are_named(tmp_path, change, message):
     spec = _spec()
     change(spec)
@@ -332,7 +379,9 @@ def test_bert_pack_inputs_with_compat_hf_match_hf(tmp_path):
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[START]", "[END]", "hello", "world", "!"]
     path = tmp_path / "vocab.txt"
     path.write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    module = CustomTokenizer(["[PAD]", "[UNK]", "[START]", "[END]"], str(path), seq_length=6, compat="hf", lower_case=True)
+    module = CustomTokenizer(
+        ["[PAD]", "[UNK]", "[START]", "[END]"], str(path), seq_length=6, compat="hf", lower_case=True
+    )
     peer = tokenizers.Tokenizer.from_str(tok_json(module.tokenizer))
     peer.enable_truncation(6)
     peer.enable_padding(length=6)

@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tf_wordpiece as twp
+from helpers.contract import check_contract
+from helpers.ragged import batches, rows
 from tf_wordpiece.bert.linmaxmatch import INITIAL_ROOT, LinMaxMatchTrie
 from tf_wordpiece.bert.reference import ReferenceBertTokenizer
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
-from helpers.contract import check_contract
-from helpers.ragged import batches, rows
 
 MAX_EXAMPLES = int(os.environ.get("TF_WORDPIECE_MAX_EXAMPLES", "40"))
 PAPER_VOCAB = ["[UNK]", "a", "abcd", "##b", "##bc", "##z"]
@@ -137,7 +137,9 @@ def test_bert_base_uncased_same_as_max_match(compat, vocab_path, multilingual, h
 
 
 def test_contract(tmp_path):
-    tok = twp.BertTokenizer(["[UNK]", "un", "##aff", "##able", "!", "a", "##b"], lower_case=True, algorithm="linmaxmatch")
+    tok = twp.BertTokenizer(
+        ["[UNK]", "un", "##aff", "##able", "!", "a", "##b"], lower_case=True, algorithm="linmaxmatch"
+    )
     ids = check_contract(tok, ["Unaffable!", "", "ab abab unab", "x y"], tmp_path)
     assert ids.to_list() == [[[1, 2, 3], [4]], [], [[5, 6], [0], [0]], [[0], [0]]]
 
@@ -152,11 +154,17 @@ def test_algorithm_reaches_every_way_to_build_a_tokenizer(tmp_path):
     from helpers.data import TOKENIZER_JSON
 
     vocab = tmp_path / "vocab.txt"
-    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[START]", "[END]", "un", "##aff", "##able", "!"]) + "\n", encoding="utf-8")
+    vocab.write_text(
+        "\n".join(["[PAD]", "[UNK]", "[START]", "[END]", "un", "##aff", "##able", "!"]) + "\n", encoding="utf-8"
+    )
     text = tf.constant(["Unaffable jumbo tokenization, naïvely 中文!", ""])
-    modules = {a: twp.CustomTokenizer(["[PAD]", "[UNK]", "[START]", "[END]"], str(vocab), lower_case=True, algorithm=a)
-               for a in ("linmaxmatch", "maxmatch")}
-    from_json = {a: twp.BertTokenizer.from_tokenizer_json(TOKENIZER_JSON, algorithm=a) for a in ("linmaxmatch", "maxmatch")}
+    modules = {
+        a: twp.CustomTokenizer(["[PAD]", "[UNK]", "[START]", "[END]"], str(vocab), lower_case=True, algorithm=a)
+        for a in ("linmaxmatch", "maxmatch")
+    }
+    from_json = {
+        a: twp.BertTokenizer.from_tokenizer_json(TOKENIZER_JSON, algorithm=a) for a in ("linmaxmatch", "maxmatch")
+    }
     for algorithm in ("linmaxmatch", "maxmatch"):
         assert modules[algorithm].tokenizer.wordpiece_tokenizer.algorithm == algorithm
         assert from_json[algorithm].wordpiece_tokenizer.algorithm == algorithm

@@ -1,4 +1,7 @@
-"""normalization_form="NFC" and "NFKC" in compat="tf_text": canonical composition across code points (issue 18, option 4)."""
+"""normalization_form="NFC" and "NFKC" in compat="tf_text".
+
+Canonical composition across code points (issue 18, option 4).
+"""
 
 from __future__ import annotations
 
@@ -6,25 +9,61 @@ import unicodedata
 
 import pytest
 import tensorflow as tf
-from helpers.contract import check_contract
-from helpers.ragged import batches, rows
 
 import tf_wordpiece as twp
+from helpers.contract import check_contract
+from helpers.ragged import batches, rows
 
 text = pytest.importorskip("tensorflow_text")
 
 # Combining sequences: composition, blocking, canonical reordering, Hangul, singletons, ccc-0 pairs, marks first.
 HARD = [
-    "e\u0301", "E\u0301\u0301", "a\u0307\u0323", "a\u0323\u0307", "q\u0307\u0323", "\u1e9b\u0323", "A\u0328\u0301",
-    "\u1100\u1161\u11a8", "\u1100\u1161", "\uac00\u11a8", "\u1100 \u1161", "한국어 테스트", "\u0b47\u0b3e", "\u0dd9\u0dcf\u0dca",
-    "\u212b", "A\u030a", "\u0301a", "\u0301\u0301", "x\u0301y\u0308", "ﬁ\u0301", "\u00c5\u0323", "\u0958", "\u0344",
-    "o\u0308\u0304", "u\u0308\u0301 u\u0301\u0308", "\u0041\u0300\u0020\u0301", "e\u200b\u0301", "e\x00\u0301",
-    "I\u0307stanbul", "\u1f00\u0345", "\u03b1\u0313\u0301\u0345", "Ω\u0301", "\uff21\u0301", "\u2126", "①\u0301",
+    "e\u0301",
+    "E\u0301\u0301",
+    "a\u0307\u0323",
+    "a\u0323\u0307",
+    "q\u0307\u0323",
+    "\u1e9b\u0323",
+    "A\u0328\u0301",
+    "\u1100\u1161\u11a8",
+    "\u1100\u1161",
+    "\uac00\u11a8",
+    "\u1100 \u1161",
+    "한국어 테스트",
+    "\u0b47\u0b3e",
+    "\u0dd9\u0dcf\u0dca",
+    "\u212b",
+    "A\u030a",
+    "\u0301a",
+    "\u0301\u0301",
+    "x\u0301y\u0308",
+    "ﬁ\u0301",
+    "\u00c5\u0323",
+    "\u0958",
+    "\u0344",
+    "o\u0308\u0304",
+    "u\u0308\u0301 u\u0301\u0308",
+    "\u0041\u0300\u0020\u0301",
+    "e\u200b\u0301",
+    "e\x00\u0301",
+    "I\u0307stanbul",
+    "\u1f00\u0345",
+    "\u03b1\u0313\u0301\u0345",
+    "Ω\u0301",
+    "\uff21\u0301",
+    "\u2126",
+    "①\u0301",
     # Long runs of marks (the loop skips a mark after 4 of its class, which cannot combine any more).
-    "a" + "\u0301" * 12, "u" + "\u0308\u0301" * 6 + "b", "e" + "\u0323\u0301" * 7, "\u0301" * 9 + "a\u0301",
-    "\u0b47" + "\u0301" * 5 + "\u0b3e", "\u0b47" + "\u0301" * 2 + "\u0b3e", "\u1100" + "\u0301" * 6 + "\u1161",
+    "a" + "\u0301" * 12,
+    "u" + "\u0308\u0301" * 6 + "b",
+    "e" + "\u0323\u0301" * 7,
+    "\u0301" * 9 + "a\u0301",
+    "\u0b47" + "\u0301" * 5 + "\u0b3e",
+    "\u0b47" + "\u0301" * 2 + "\u0b3e",
+    "\u1100" + "\u0301" * 6 + "\u1161",
     "Z\u0351\u036b\u0343\u036a\u0302\u036b\u033d\u034f\u0334\u0319\u0324\u031e\u0349\u035a\u032f\u031e\u0320\u034da\u0301",
-    "o" + "\u0308" * 5 + "\u0304\u0301", "\u03b1" + "\u0313" * 5 + "\u0345\u0301",
+    "o" + "\u0308" * 5 + "\u0304\u0301",
+    "\u03b1" + "\u0313" * 5 + "\u0345\u0301",
 ]
 ASCII_VOCAB = ["[UNK]", "!", "a", "e", "##e"]
 
@@ -37,7 +76,8 @@ def vocab_with(strings: list[str], form: str) -> list[str]:
 
 def peer_and_ours(vocab, form, **options):
     table = tf.lookup.StaticVocabularyTable(
-        tf.lookup.KeyValueTensorInitializer(vocab, tf.range(len(vocab), dtype=tf.int64)), 1)
+        tf.lookup.KeyValueTensorInitializer(vocab, tf.range(len(vocab), dtype=tf.int64)), 1
+    )
     peer = text.BertTokenizer(table, normalization_form=form, **options)
     return peer, twp.BertTokenizer(vocab, normalization_form=form, offsets="normalized", **options)
 

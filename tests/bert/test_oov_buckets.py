@@ -1,13 +1,16 @@
-"""tensorflow_text's vocabulary tables with OOV buckets, unknown_token=None and split_unknown_characters (issue 18, option 3)."""
+"""tensorflow_text's vocabulary tables with OOV buckets.
+
+Also unknown_token=None and split_unknown_characters (issue 18, option 3).
+"""
 
 from __future__ import annotations
 
 import pytest
 import tensorflow as tf
-from helpers.contract import check_contract, every_way
-from helpers.ragged import as_lists, batches, rows
 
 import tf_wordpiece as twp
+from helpers.contract import check_contract, every_way
+from helpers.ragged import as_lists, batches, rows
 
 text = pytest.importorskip("tensorflow_text")
 
@@ -35,8 +38,9 @@ def differences(ours, peer, inputs: list[bytes], *, batch_size: int) -> list[tup
 @pytest.mark.parametrize("buckets", [1, 3])
 def test_wordpiece_matches_tf_text(buckets, unknown, split):
     for out_type in (tf.int64, tf.string):
-        options = dict(unknown_token=unknown, split_unknown_characters=split, token_out_type=out_type,
-                       max_bytes_per_word=6)
+        options = dict(
+            unknown_token=unknown, split_unknown_characters=split, token_out_type=out_type, max_bytes_per_word=6
+        )
         ours = twp.WordpieceTokenizer(table(VOCAB, buckets), **options)
         peer = text.WordpieceTokenizer(table(VOCAB, buckets), **options)
         want = as_lists(peer.tokenize_with_offsets(WORDS))
@@ -74,8 +78,9 @@ def test_bert_contract(tmp_path):
     tok = twp.BertTokenizer(table(VOCAB, 3), unknown_token=None, split_unknown_characters=True)
     ids = check_contract(tok, ["ab zzz unaffable!", "", "aüb qq"], tmp_path)
     assert ids.to_list()[0][0] == [1, 2]
-    strings = twp.BertTokenizer(table(VOCAB, 3), unknown_token=None, split_unknown_characters=True,
-                                token_out_type=tf.string)
+    strings = twp.BertTokenizer(
+        table(VOCAB, 3), unknown_token=None, split_unknown_characters=True, token_out_type=tf.string
+    )
     assert strings.tokenize(["azz"]).to_list() == [[[b"a", b"##z", b"##z"]]]
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 import tensorflow as tf
-from helpers.oracles import hf_oracle
-from helpers.ragged import batches, rows
 
 import tf_wordpiece as twp
+from helpers.oracles import hf_oracle
+from helpers.ragged import batches, rows
 
 text = pytest.importorskip("tensorflow_text")
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 import tensorflow as tf
+
+import tf_wordpiece as twp
 from helpers.contract import assert_ragged_equal
 from helpers.data import TOKENIZER_JSON
 from helpers.oracles import byte_ends, hf_oracle
 from helpers.ragged import batches
-
-import tf_wordpiece as twp
 
 tokenizers = pytest.importorskip("tokenizers")
 
@@ -45,8 +45,14 @@ def compare(ours, peer, words, pair_words=None, **options) -> list:
     return [(w, g, h) for w, g, h in zip(words, got, want) if g != h]
 
 
-WORDS = [["Hello", "world!"], ["Héllo wörld", "", "[MASK]", "x[MASK]"], [], ["日本", "語"], ["\x00", "a\u0301b"],
-         ["don't", "[UNK]", "   ", "ab" * 80]]
+WORDS = [
+    ["Hello", "world!"],
+    ["Héllo wörld", "", "[MASK]", "x[MASK]"],
+    [],
+    ["日本", "語"],
+    ["\x00", "a\u0301b"],
+    ["don't", "[UNK]", "   ", "ab" * 80],
+]
 
 
 def test_tiny_batches_match_tokenizers(ours):

@@ -78,7 +78,8 @@ def test_subword_bad_ranks(encoder):
 
 def test_bert_scalar_shape_is_the_peers_in_tf_text_mode():
     vocab = tf.lookup.StaticVocabularyTable(
-        tf.lookup.KeyValueTensorInitializer(BERT_VOCAB, tf.range(len(BERT_VOCAB), dtype=tf.int64)), 1)
+        tf.lookup.KeyValueTensorInitializer(BERT_VOCAB, tf.range(len(BERT_VOCAB), dtype=tf.int64)), 1
+    )
     peer = text.BertTokenizer(vocab)
     ours = twp.BertTokenizer(BERT_VOCAB, offsets="normalized")
     for got, want in zip(ours.tokenize_with_offsets("hello worlds!"), peer.tokenize_with_offsets("hello worlds!")):

@@ -1,4 +1,7 @@
-"""Tokenizing distinct space-separated chunks once (space_chunks): same ids and offsets as whole strings, and as the peers."""
+"""Tokenizing distinct space-separated chunks once (space_chunks).
+
+Same ids and offsets as whole strings, and as the peers.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +9,11 @@ import functools
 
 import pytest
 import tensorflow as tf
-from helpers.oracles import hf_oracle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tf_wordpiece as twp
+from helpers.oracles import hf_oracle
 from tf_wordpiece.bert.added_tokens import AddedToken
 from tf_wordpiece.bert.space_chunks import words_never_span_spaces
 
@@ -18,10 +21,25 @@ from tf_wordpiece.bert.space_chunks import words_never_span_spaces
 # (ß -> ss, İ -> i̇, ﬁ -> fi), marks right after a space, other white space,
 # invalid UTF-8 touching spaces, too-long words, and tensorflow_text's [unused].
 EDGE = [
-    "", " ", "   ", " the", "the ", "the  the   the", " ß İ ﬁ ", "ß  İ\tﬁ", " \u0301e \u0301", "e\u0301 \u0301 \u0301\u0301",
-    "a\u00a0b the\tcat", "[unused1] [ unused1 ] x[unused1]", "İstanbul the İ", "x" * 150 + " the " + "y" * 150,
-    "ß" * 60 + "  ß", "日本 語 the", "\x00 \u200b the", "the. (the) the,",
-    "Hello, World! (it) \"quoted\" x,, ,. ., , ( ) Hi!? (Hi)) ((hi unaffable. A1b2",
+    "",
+    " ",
+    "   ",
+    " the",
+    "the ",
+    "the  the   the",
+    " ß İ ﬁ ",
+    "ß  İ\tﬁ",
+    " \u0301e \u0301",
+    "e\u0301 \u0301 \u0301\u0301",
+    "a\u00a0b the\tcat",
+    "[unused1] [ unused1 ] x[unused1]",
+    "İstanbul the İ",
+    "x" * 150 + " the " + "y" * 150,
+    "ß" * 60 + "  ß",
+    "日本 語 the",
+    "\x00 \u200b the",
+    "the. (the) the,",
+    'Hello, World! (it) "quoted" x,, ,. ., , ( ) Hi!? (Hi)) ((hi unaffable. A1b2',
     "[CLS] [CLS], a[CLS] [SEP]. [unused12] [UNUSED12] (unused1) [unused1 the's don't",
     "e\u0301, é. é (é) ,é ß, ǅ, \x7f, a\x00 \x00 ~ `the` #1 ##the",
 ]
@@ -84,13 +102,20 @@ def test_chunks_match_hugging_face(vocab_path):
     ours = twp.BertTokenizer(vocab_path, compat="hf", lower_case=True)
     strings = EDGE + REPEATED
     ids, begin, end = ours.tokenize_with_offsets([s.encode("utf-8") for s in strings])
-    for s, i, b, e, enc in zip(strings, ids.to_list(), begin.to_list(), end.to_list(),
-                               hf_oracle().encode_batch(strings, add_special_tokens=False)):
+    for s, i, b, e, enc in zip(
+        strings,
+        ids.to_list(),
+        begin.to_list(),
+        end.to_list(),
+        hf_oracle().encode_batch(strings, add_special_tokens=False),
+    ):
         char_end = [0]
         for ch in s:
             char_end.append(char_end[-1] + len(ch.encode("utf-8")))
         assert [x for w in i for x in w] == enc.ids, s
-        assert [(x, y) for wb, we in zip(b, e) for x, y in zip(wb, we)] == [(char_end[x], char_end[y]) for x, y in enc.offsets], s
+        assert [(x, y) for wb, we in zip(b, e) for x, y in zip(wb, we)] == [
+            (char_end[x], char_end[y]) for x, y in enc.offsets
+        ], s
 
 
 @pytest.mark.parametrize(
@@ -125,7 +150,9 @@ def test_fallback_is_still_exact(vocab_path):
     assert (begin.to_list()[0][1], end.to_list()[0][1]) == ([2], [5])
 
 
-_ALPHABET = st.sampled_from(["the", " ", " ", "  ", "ß", "İ", "ﬁ", "\u0301", "e", "A", ".", "[", "unused1", "]", "\t", "日"])
+_ALPHABET = st.sampled_from(
+    ["the", " ", " ", "  ", "ß", "İ", "ﬁ", "\u0301", "e", "A", ".", "[", "unused1", "]", "\t", "日"]
+)
 _TEXTS = st.lists(st.lists(_ALPHABET, max_size=12).map("".join), min_size=1, max_size=6)
 
 

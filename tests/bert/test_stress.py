@@ -10,9 +10,9 @@ import concurrent.futures
 import numpy as np
 import pytest
 import tensorflow as tf
-from helpers.data import VOCAB
 
 import tf_wordpiece as twp
+from helpers.data import VOCAB
 from tf_wordpiece.export.converter import save_atomically
 from tf_wordpiece.export.module import CustomTokenizer
 
@@ -34,8 +34,9 @@ def reloaded(tmp_path_factory):
     tokens[tokens.index("[unused0]")], tokens[tokens.index("[unused1]")] = "[START]", "[END]"
     (folder / "vocab.txt").write_text("\n".join(tokens) + "\n", encoding="utf-8")
     # One shard (the default) keeps the save short; bench/stress.py runs the whole sample.
-    module = CustomTokenizer(["[PAD]", "[UNK]", "[START]", "[END]"], str(folder / "vocab.txt"), lower_case=True,
-                             parallel_shards=1)
+    module = CustomTokenizer(
+        ["[PAD]", "[UNK]", "[START]", "[END]"], str(folder / "vocab.txt"), lower_case=True, parallel_shards=1
+    )
     save_atomically(module, str(folder / "model"))
     return tf.saved_model.load(str(folder / "model"))
 
@@ -49,7 +50,9 @@ def test_eight_threads_and_tf_data_give_the_one_thread_ids(reloaded, multilingua
         got = list(pool.map(lambda b: flat(reloaded.tokenize(b)), batches + batches))
     for g, w in zip(got, want + want):
         assert_same(g, w)
-    dataset = tf.data.Dataset.from_tensor_slices(lines).batch(100).map(reloaded.tokenize, num_parallel_calls=tf.data.AUTOTUNE)
+    dataset = (
+        tf.data.Dataset.from_tensor_slices(lines).batch(100).map(reloaded.tokenize, num_parallel_calls=tf.data.AUTOTUNE)
+    )
     for g, w in zip(dataset, want, strict=True):
         assert_same(flat(g), w)
 

@@ -1,13 +1,16 @@
-"""tokenizer.json fields tokenizers requires: a file without them is refused, naming the file and the field (issue 18, fault 7)."""
+"""tokenizer.json fields tokenizers requires.
+
+A file without them is refused, naming the file and the field (issue 18, fault 7).
+"""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from helpers.data import TOKENIZER_JSON
 
 import tf_wordpiece as twp
+from helpers.data import TOKENIZER_JSON
 
 tokenizers = pytest.importorskip("tokenizers")
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 import tensorflow as tf
-from helpers.contract import assert_ragged_equal, check_contract, every_way
-from helpers.ragged import as_lists
 
 import tf_wordpiece as twp
+from helpers.contract import assert_ragged_equal, check_contract, every_way
+from helpers.ragged import as_lists
 
 text = pytest.importorskip("tensorflow_text")
 
@@ -70,7 +70,8 @@ def ragged_inputs(splits_dtype):
         "uniform-inner": tf.RaggedTensor.from_row_splits(flat, splits),  # ragged_rank 1 over [4, None, 2]
         "ragged-rank2": tf.RaggedTensor.from_row_splits(
             tf.RaggedTensor.from_row_splits(tf.reshape(flat, [-1]), tf.constant([0, 1, 3, 6], splits_dtype)),
-            tf.constant([0, 1, 1, 3], splits_dtype)),
+            tf.constant([0, 1, 1, 3], splits_dtype),
+        ),
     }
 
 
@@ -78,8 +79,9 @@ def check_ragged_ways(tokenize_with_offsets, rt: tf.RaggedTensor, tmp_path=None)
     """Eager, tf.function (with a RaggedTensorSpec), tf.data and optionally a SavedModel agree; returns eager lists."""
     eager = tokenize_with_offsets(rt)
     assert all(t.row_splits.dtype == rt.row_splits.dtype for t in eager), "row_splits dtype kept"
-    spec = tf.RaggedTensorSpec(shape=rt.shape, dtype=tf.string, ragged_rank=rt.ragged_rank,
-                               row_splits_dtype=rt.row_splits.dtype)
+    spec = tf.RaggedTensorSpec(
+        shape=rt.shape, dtype=tf.string, ragged_rank=rt.ragged_rank, row_splits_dtype=rt.row_splits.dtype
+    )
     graph = tf.function(tokenize_with_offsets, input_signature=[spec])(rt)
     for got, want in zip(graph, eager):
         assert_ragged_equal(got, want, "tf.function")
@@ -121,7 +123,9 @@ def test_bert_ragged_inputs(compat, kind, splits_dtype, tmp_path):
     words = check_ragged_ways(ours.basic_tokenizer.tokenize_with_offsets, rt)
     flat_words = as_lists(ours.basic_tokenizer.tokenize_with_offsets(tf.reshape(rt.flat_values, [-1])))
     assert [tf.nest.flatten(t) for t in words] == [tf.nest.flatten(t) for t in flat_words]
-    if compat == "tf_text":  # tensorflow_text.BertTokenizer's tokenize (its tokenize_with_offsets fails on ragged input)
+    if (
+        compat == "tf_text"
+    ):  # tensorflow_text.BertTokenizer's tokenize (its tokenize_with_offsets fails on ragged input)
         peer = text.BertTokenizer(peer_table(RAGGED_VOCAB), token_out_type=tf.string)
         want = peer.tokenize(rt)
         assert got[0] == want.to_list()
@@ -137,8 +141,7 @@ LIMIT_VOCAB = ["[UNK]", "trea", "tread", "##d", "##ness", "##nes", "##s", "ness"
 @pytest.mark.parametrize("limit", [None, 0, 1, 3, 4, 5, 7])
 def test_max_chars_per_token_matches_tf_text(limit, algorithm):
     words = ["treadness", "tread", "trea", "ness", "abcdefg", "abcdefgh", "a##", "ab", "", "ad"]
-    ours = twp.WordpieceTokenizer(LIMIT_VOCAB, max_chars_per_token=limit, token_out_type=tf.string,
-                                  algorithm=algorithm)
+    ours = twp.WordpieceTokenizer(LIMIT_VOCAB, max_chars_per_token=limit, token_out_type=tf.string, algorithm=algorithm)
     peer = text.WordpieceTokenizer(peer_table(LIMIT_VOCAB), max_chars_per_token=limit, token_out_type=tf.string)
     assert every_way(ours, words) == as_lists(peer.tokenize_with_offsets(words))
 
@@ -176,10 +179,12 @@ def test_max_chars_per_token_arguments():
 def test_over_the_byte_limit_ends_at_the_unknown_tokens_length(unknown, algorithm):
     vocab = [unknown, "a", "##b", "ab", "##ü"]
     words = ["ab", "abbb", "abbbbb", "aüü", "x", "", "abbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"]
-    ours = twp.WordpieceTokenizer(vocab, max_bytes_per_word=4, unknown_token=unknown, token_out_type=tf.string,
-                                  algorithm=algorithm)
-    peer = text.WordpieceTokenizer(peer_table(vocab), max_bytes_per_word=4, unknown_token=unknown,
-                                   token_out_type=tf.string)
+    ours = twp.WordpieceTokenizer(
+        vocab, max_bytes_per_word=4, unknown_token=unknown, token_out_type=tf.string, algorithm=algorithm
+    )
+    peer = text.WordpieceTokenizer(
+        peer_table(vocab), max_bytes_per_word=4, unknown_token=unknown, token_out_type=tf.string
+    )
     got = every_way(ours, words)
     assert got == as_lists(peer.tokenize_with_offsets(words))
     assert got[2][2] == [len(unknown.encode())]

@@ -22,8 +22,11 @@ def hash_table() -> tf.lookup.StaticHashTable:
     return tf.lookup.StaticHashTable(init, default_value=-1)
 
 
-@pytest.mark.parametrize("make", [lambda: vocabulary_table(1), lambda: vocabulary_table(4), hash_table],
-                         ids=["1-bucket", "4-buckets", "hash-table"])
+@pytest.mark.parametrize(
+    "make",
+    [lambda: vocabulary_table(1), lambda: vocabulary_table(4), hash_table],
+    ids=["1-bucket", "4-buckets", "hash-table"],
+)
 def test_vocab_size_matches_tf_text(make):
     ours, peer = twp.WordpieceTokenizer(make()).vocab_size(), text.WordpieceTokenizer(make()).vocab_size()
     assert ours.dtype == peer.dtype and ours.shape == peer.shape

@@ -23,10 +23,10 @@ import subprocess
 import numpy as np
 import pytest
 import tensorflow as tf
-from helpers.data import DATA, VOCAB
 
-from tf_wordpiece.export.module import CustomTokenizer
+from helpers.data import DATA, VOCAB
 from helpers.hard_strings import HARD_STRINGS
+from tf_wordpiece.export.module import CustomTokenizer
 
 RESERVED = ["[PAD]", "[UNK]", "[START]", "[END]"]
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -87,8 +87,9 @@ def test_offsets_are_the_string_paths(module, lines, expected):
     """Pieces' offsets as BertTokenizer.tokenize_with_offsets gives them; [START] at 0 and [END] at the length."""
     batch = lines[:BATCH]
     _, begin, end = module.tokenizer.tokenize_with_offsets(tf.constant(batch))
-    for line, (_, starts, ends), b, e in zip(batch, expected, begin.merge_dims(1, 2).to_list(),
-                                             end.merge_dims(1, 2).to_list()):
+    for line, (_, starts, ends), b, e in zip(
+        batch, expected, begin.merge_dims(1, 2).to_list(), end.merge_dims(1, 2).to_list()
+    ):
         assert (starts, ends) == ([0, *b, len(line)], [0, *e, len(line)]), line
 
 
@@ -132,8 +133,20 @@ def node_modules() -> pathlib.Path:
     package = folder / "node_modules/@tensorflow/tfjs/package.json"
     if not package.exists() or json.loads(package.read_text())["version"] != TFJS_VERSION:
         folder.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["npm", "install", "--prefix", str(folder), "--no-audit", "--no-fund", "--silent",
-                        f"@tensorflow/tfjs@{TFJS_VERSION}"], check=True, timeout=600)
+        subprocess.run(
+            [
+                "npm",
+                "install",
+                "--prefix",
+                str(folder),
+                "--no-audit",
+                "--no-fund",
+                "--silent",
+                f"@tensorflow/tfjs@{TFJS_VERSION}",
+            ],
+            check=True,
+            timeout=600,
+        )
     return folder
 
 
@@ -147,8 +160,13 @@ def test_tfjs_in_node(module, node_modules, lines, expected, tmp_path):
         rows = []
         for batch in batches(lines):
             strings = [line.decode("utf-8", "replace") for line in batch]
-            proc = subprocess.run(["node", str(script), str(tmp_path / "tfjs"), "--json"], input=json.dumps(strings),
-                                  capture_output=True, text=True, timeout=600)
+            proc = subprocess.run(
+                ["node", str(script), str(tmp_path / "tfjs"), "--json"],
+                input=json.dumps(strings),
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             assert proc.returncode == 0, proc.stderr[-3000:]
             rows += [(r["token_ids"], r["starts"], r["ends"]) for r in json.loads(proc.stdout.splitlines()[-1])]
     finally:
@@ -188,6 +206,15 @@ def test_every_stage_of_the_xla_core_compiles(vocab_file):
     assert "HloModule" in words_stage.experimental_get_compiler_ir(data, lengths)(stage="hlo")
     words = words_stage(data, lengths)
     num_lanes = 8
-    args = (words.char, words.word, words.begin, words.end, words.first[:num_lanes], words.end_slot[:num_lanes],
-            words.single[:num_lanes], words.single_id[:num_lanes], words.num_words)
+    args = (
+        words.char,
+        words.word,
+        words.begin,
+        words.end,
+        words.first[:num_lanes],
+        words.end_slot[:num_lanes],
+        words.single[:num_lanes],
+        words.single_id[:num_lanes],
+        words.num_words,
+    )
     assert "HloModule" in core._stage("pieces", 1).experimental_get_compiler_ir(*args)(stage="hlo")

@@ -16,9 +16,9 @@ import subprocess
 
 import pytest
 import tensorflow as tf
-from helpers.data import VOCAB
 from tensorflow.core.protobuf import saved_model_pb2
 
+from helpers.data import VOCAB
 from tf_wordpiece.export import converter
 from tf_wordpiece.export.module import CustomTokenizer
 
@@ -35,9 +35,20 @@ def serve_binary(tmp_path_factory) -> str:
     lib = tf.sysconfig.get_lib()
     out = tmp_path_factory.mktemp("c_api") / "serve_saved_model"
     proc = subprocess.run(
-        [compiler, str(SOURCE), f"-I{lib}/include", f"-L{lib}", "-l:libtensorflow_cc.so.2",
-         "-l:libtensorflow_framework.so.2", f"-Wl,-rpath,{lib}", "-o", str(out)],
-        capture_output=True, text=True, timeout=600,
+        [
+            compiler,
+            str(SOURCE),
+            f"-I{lib}/include",
+            f"-L{lib}",
+            "-l:libtensorflow_cc.so.2",
+            "-l:libtensorflow_framework.so.2",
+            f"-Wl,-rpath,{lib}",
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return str(out)
@@ -54,11 +65,14 @@ def run_signature(binary: str, model_dir: str, key: str, strings: list[str]) -> 
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
     proc = subprocess.run(
         [binary, model_dir, str(len(inputs)), *inputs, str(len(outputs)), *outputs, str(len(strings)), *strings],
-        capture_output=True, text=True, timeout=600, env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = {}
-    for name, line in zip(names, proc.stdout.strip().splitlines()[-len(names):]):
+    for name, line in zip(names, proc.stdout.strip().splitlines()[-len(names) :]):
         head, values = line.split(" : ") if " : " in line else (line.rstrip(" :"), "")
         rank = int(head.split()[1])
         dims = [int(d) for d in head.split()[2 : 2 + rank]]
@@ -85,8 +99,9 @@ def test_custom_tokenizer_signatures_run_from_c(serve_binary, tmp_path):
     assert served["token_ids"][0][:6] == [module._start, 7592, 23435, 12314, 999, module._end]
     assert run_signature(serve_binary, path, "bert_pack_inputs", LINES) == as_lists(module.bert_pack_inputs(strings))
     # Both inputs of the pair signature get the same batch from the C program.
-    assert (run_signature(serve_binary, path, "bert_pack_pair_inputs", LINES)
-            == as_lists(module.bert_pack_pair_inputs(strings, strings)))
+    assert run_signature(serve_binary, path, "bert_pack_pair_inputs", LINES) == as_lists(
+        module.bert_pack_pair_inputs(strings, strings)
+    )
 
 
 def test_converter_in_tf_serving_layout_runs_from_c(serve_binary, tmp_path, capsys):
@@ -96,7 +111,10 @@ def test_converter_in_tf_serving_layout_runs_from_c(serve_binary, tmp_path, caps
     corpus = tmp_path / "pairs.tsv"
     corpus.write_text("\n".join(f"{pt}\t{en}" for pt, en in pairs) + "\n", encoding="utf-8")
     out = tmp_path / "converter"
-    assert main(["export", "--input", str(corpus), "--out", str(out), "--vocab-size", "300", "--serving-version", "1"]) == 0
+    assert (
+        main(["export", "--input", str(corpus), "--out", str(out), "--vocab-size", "300", "--serving-version", "1"])
+        == 0
+    )
     assert "detokenized: hello tensorflow" in capsys.readouterr().out
     model_dir = out / "1"
     assert (model_dir / "saved_model.pb").is_file() and sorted(p.name for p in out.iterdir()) == ["1"]

@@ -16,6 +16,7 @@ import textwrap
 import numpy as np
 import pytest
 import tensorflow as tf
+
 from helpers.hard_strings import HARD_STRINGS as SHARED_HARD_STRINGS
 from helpers.hard_strings import INVALID_UTF8
 
@@ -33,12 +34,30 @@ CASES = [(True, True), (True, False), (False, True), (False, False)]
 # follows it; its Python path and this layer keep it (docs/deployment.md).
 DROPPED_AFTER_NUL = ["a\x00b c", "x \x00y", "\x00tail"]
 HARD_STRINGS = [
-    "e\u0301 a\u0323\u0307 x\u0345\u0301 \u03b1\u0345\u0301", "ß Straße STRASSE İstanbul ıi", "ΣΊΣΥΦΟΣ ὈΔΥΣΣΕΎΣ ς σ",
-    "ﬁnance ﬀ ﬃ ½ ① ㎏ ™", "ＦＵＬＬ ｗｉｄｔｈ！ ｶﾀｶﾅ", "한국어 가각 \u1100\u1161\u11a8 \u3131\u314f",
-    "𠀀𠀁 中文字 豈 丽", "👨\u200d👩\u200d👧 👍🏽 🏳️\u200d🌈 #️⃣", "a\x01b\x1fc\u200bd\u00ade\u2060f\ufeffg",
-    "a\u00a0b\u2003c\u3000d\u2028e\u0085f\u180eg\u200ah", "…… a…b ‥ ¿¡", "ǅ ǆ Ǆ ᾳ ᾼ ῼ", "\u0130i\u0307 Å Ω K",
-    "a\U0001d16d\U0001d165 x\u1b44\u0b01\u302e", "\u3164 \u034f \ufe0f \u115f", "", " ", "\t\n", "a" * 120, "é" * 60,
-    "ẞ ǰ ΐ ﬆ", "TensorFlow's \"quotes\" — dashes – and · dots", "[CLS] [MASK] ##a # ##", *SHARED_HARD_STRINGS,
+    "e\u0301 a\u0323\u0307 x\u0345\u0301 \u03b1\u0345\u0301",
+    "ß Straße STRASSE İstanbul ıi",
+    "ΣΊΣΥΦΟΣ ὈΔΥΣΣΕΎΣ ς σ",
+    "ﬁnance ﬀ ﬃ ½ ① ㎏ ™",
+    "ＦＵＬＬ ｗｉｄｔｈ！ ｶﾀｶﾅ",
+    "한국어 가각 \u1100\u1161\u11a8 \u3131\u314f",
+    "𠀀𠀁 中文字 豈 丽",
+    "👨\u200d👩\u200d👧 👍🏽 🏳️\u200d🌈 #️⃣",
+    "a\x01b\x1fc\u200bd\u00ade\u2060f\ufeffg",
+    "a\u00a0b\u2003c\u3000d\u2028e\u0085f\u180eg\u200ah",
+    "…… a…b ‥ ¿¡",
+    "ǅ ǆ Ǆ ᾳ ᾼ ῼ",
+    "\u0130i\u0307 Å Ω K",
+    "a\U0001d16d\U0001d165 x\u1b44\u0b01\u302e",
+    "\u3164 \u034f \ufe0f \u115f",
+    "",
+    " ",
+    "\t\n",
+    "a" * 120,
+    "é" * 60,
+    "ẞ ǰ ΐ ﬆ",
+    'TensorFlow\'s "quotes" — dashes – and · dots',
+    "[CLS] [MASK] ##a # ##",
+    *SHARED_HARD_STRINGS,
 ]
 NUL_STRINGS = DROPPED_AFTER_NUL + [s for s in HARD_STRINGS if "\x00" in s]
 HARD_STRINGS = [s for s in HARD_STRINGS if "\x00" not in s]
@@ -83,8 +102,11 @@ def test_hard_strings(vocab_tokens, lowercase, strip_accents):
     assert ours(NUL_STRINGS, **options) == keras_hub_ids(NUL_STRINGS, True, **options)
 
 
-@pytest.mark.xfail(strict=True, reason="keras-hub's TensorFlow path drops what follows a NUL byte (tensorflow_text's "
-                                       "regex_split); its Python path and this layer keep it")
+@pytest.mark.xfail(
+    strict=True,
+    reason="keras-hub's TensorFlow path drops what follows a NUL byte (tensorflow_text's "
+    "regex_split); its Python path and this layer keep it",
+)
 @pytest.mark.parametrize("line", DROPPED_AFTER_NUL)
 def test_nul_byte_against_keras_hubs_tensorflow_path(vocab_tokens, line):
     options = dict(vocabulary=vocab_tokens, lowercase=True)
@@ -96,20 +118,28 @@ def test_options(vocab_tokens, multilingual):
     lines = multilingual[::20] + HARD_STRINGS
     at_vocab = [t.replace("##", "@@", 1) if t.startswith("##") else t for t in vocab_tokens]
     at_vocab[100] = "<unk>"
-    for options in (dict(split_on_cjk=False, lowercase=True), dict(vocabulary=at_vocab, suffix_indicator="@@",
-                                                                     oov_token="<unk>", strip_accents=True),
-                    dict(sequence_length=16, dtype="int64", lowercase=True)):
+    for options in (
+        dict(split_on_cjk=False, lowercase=True),
+        dict(vocabulary=at_vocab, suffix_indicator="@@", oov_token="<unk>", strip_accents=True),
+        dict(sequence_length=16, dtype="int64", lowercase=True),
+    ):
         options = {"vocabulary": vocab_tokens, **options}
         for python_path in (True, False):
             assert ours(lines, **options) == keras_hub_ids(lines, python_path, **options), (options, python_path)
     layer = WordPieceTokenizer(vocabulary=vocab_tokens, compat="keras_hub", sequence_length=4, lowercase=True)
-    assert layer(tf.constant("Héllo wörld")).numpy().tolist() == keras_hub_ids(["Héllo wörld"], True, vocabulary=vocab_tokens, sequence_length=4, lowercase=True)[0]
+    assert (
+        layer(tf.constant("Héllo wörld")).numpy().tolist()
+        == keras_hub_ids(["Héllo wörld"], True, vocabulary=vocab_tokens, sequence_length=4, lowercase=True)[0]
+    )
 
     words = tf.ragged.constant([["Héllo", "wörld!", "", "##ing", "#", "a b"], [], ["ÅB", "ﬁ"]])
     for options in (dict(lowercase=True), dict(strip_accents=True)):
         layer = WordPieceTokenizer(vocabulary=vocab_tokens, compat="keras_hub", split=False, **options)
-        want = as_lists(keras_hub.tokenizers.WordPieceTokenizer(vocabulary=vocab_tokens, split=False,
-                                                                _allow_python_workflow=False, **options)(words))
+        want = as_lists(
+            keras_hub.tokenizers.WordPieceTokenizer(
+                vocabulary=vocab_tokens, split=False, _allow_python_workflow=False, **options
+            )(words)
+        )
         assert layer(words).to_list() == want and len(want[0]) > 3, options
         assert layer(words.to_tensor()).to_list() == want, options  # dense words, "" padded
         one_row = layer(tf.ragged.constant([["Héllo", "wörld!"]])).to_list()[0]  # rank-1 words: one row
@@ -143,12 +173,17 @@ def test_bert_preprocessor_exported_without_tf_wordpiece(vocab_tokens, multiling
     firsts, seconds = multilingual[:150] + HARD_STRINGS[:40], multilingual[150:300] + HARD_STRINGS[:40][::-1]
     tokenizer = WordPieceTokenizer(vocabulary=vocab_tokens, lowercase=True, compat="keras_hub")
     a, b = keras.Input(shape=(), dtype="string"), keras.Input(shape=(), dtype="string")
-    packer = BertInputsPacker(sequence_length=24, cls_id=tokenizer.token_to_id("[CLS]"),
-                              sep_id=tokenizer.token_to_id("[SEP]"), pad_id=tokenizer.token_to_id("[PAD]"))
+    packer = BertInputsPacker(
+        sequence_length=24,
+        cls_id=tokenizer.token_to_id("[CLS]"),
+        sep_id=tokenizer.token_to_id("[SEP]"),
+        pad_id=tokenizer.token_to_id("[PAD]"),
+    )
     model = keras.Model([a, b], packer([tokenizer(a), tokenizer(b)]))
 
     hub = keras_hub.models.BertTextClassifierPreprocessor(
-        keras_hub.models.BertTokenizer(vocabulary=vocab_tokens, lowercase=True), sequence_length=24)
+        keras_hub.models.BertTokenizer(vocabulary=vocab_tokens, lowercase=True), sequence_length=24
+    )
     want = hub(x=(tf.constant(firsts), tf.constant(seconds)))  # hub((a, b)) would read b as labels
     want = want[0] if isinstance(want, tuple) else want  # (x,) without labels
     exported = tmp_path / "preprocessor"
@@ -165,8 +200,14 @@ def test_bert_preprocessor_exported_without_tf_wordpiece(vocab_tokens, multiling
         print(json.dumps({k: v.numpy().astype(int).tolist() for k, v in out.items()}))
         """
     )
-    proc = subprocess.run([sys.executable, "-c", child, str(exported)], input=json.dumps([firsts, seconds]),
-                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-c", child, str(exported)],
+        input=json.dumps([firsts, seconds]),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     for name in ("token_ids", "segment_ids", "padding_mask"):

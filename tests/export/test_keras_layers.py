@@ -1,4 +1,7 @@
-"""The Keras 3 layers: training on strings, .keras files that carry the vocabulary, exports that need no tf_wordpiece."""
+"""The Keras 3 layers.
+
+Training on strings, .keras files that carry the vocabulary, exports that need no tf_wordpiece.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import textwrap
 import numpy as np
 import pytest
 import tensorflow as tf
+
 from helpers.oracles import hf_oracle
 
 keras = pytest.importorskip("keras")
@@ -76,8 +80,13 @@ def test_fit_save_move_reload_and_export_without_tf_wordpiece(vocab_path, tmp_pa
         print(json.dumps(loaded.serve(tf.constant(json.loads(sys.argv[2]))).numpy().tolist()))
         """
     )
-    proc = subprocess.run([sys.executable, "-c", child, str(exported), json.dumps(LINES)], capture_output=True,
-                          text=True, timeout=600, cwd=tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-c", child, str(exported), json.dumps(LINES)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     np.testing.assert_allclose(json.loads(proc.stdout.strip().splitlines()[-1]), want, rtol=1e-5)
 
@@ -118,7 +127,8 @@ def test_packer_in_a_saved_keras_model(vocab_path, tmp_path):
     want = model.predict([np.array(LINES, dtype=object), np.array(LINES[::-1], dtype=object)], verbose=0)
     model.save(tmp_path / "packer.keras")
     got = keras.models.load_model(tmp_path / "packer.keras").predict(
-        [np.array(LINES, dtype=object), np.array(LINES[::-1], dtype=object)], verbose=0)
+        [np.array(LINES, dtype=object), np.array(LINES[::-1], dtype=object)], verbose=0
+    )
     for name in ("token_ids", "segment_ids", "padding_mask"):
         assert np.array_equal(got[name], want[name]), name
 
@@ -168,8 +178,14 @@ def test_keras_hub_arguments_and_ids_on_ascii_text(vocab_tokens, multilingual):
     pytest.importorskip("tensorflow_text")  # keras-hub's tokenizer runs on it
     lines = [line for line in multilingual if line.isascii()]
     assert len(lines) > 5000
-    options = dict(vocabulary=vocab_tokens, lowercase=True, sequence_length=32, oov_token="[UNK]",
-                   suffix_indicator="##", dtype="int32")
+    options = dict(
+        vocabulary=vocab_tokens,
+        lowercase=True,
+        sequence_length=32,
+        oov_token="[UNK]",
+        suffix_indicator="##",
+        dtype="int32",
+    )
     ours = WordPieceTokenizer(**options)(tf.constant(lines)).numpy()
     assert ours.shape == (len(lines), 32) and ours.any()
     for strip_accents in (True, False):  # keras-hub's default is False; ASCII has no accents

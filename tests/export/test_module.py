@@ -13,10 +13,10 @@ import textwrap
 import numpy as np
 import pytest
 import tensorflow as tf
-from helpers.data import VOCAB
 
-from tf_wordpiece.export import converter
+from helpers.data import VOCAB
 from tf_wordpiece.bert.packing import round_robin_lengths
+from tf_wordpiece.export import converter
 from tf_wordpiece.export.module import CustomTokenizer
 
 text = pytest.importorskip("tensorflow_text")
@@ -92,7 +92,9 @@ def test_bert_inputs(module):
 @pytest.mark.parametrize("budget", [0, 1, 2, 5, 8, 13])
 def test_round_robin_trim_matches_tensorflow_text(budget):
     rng = np.random.default_rng(budget)
-    segments = [tf.ragged.constant([list(range(n)) for n in rng.integers(0, 9, size=12)], dtype=tf.int64) for _ in range(2)]
+    segments = [
+        tf.ragged.constant([list(range(n)) for n in rng.integers(0, 9, size=12)], dtype=tf.int64) for _ in range(2)
+    ]
     ours = round_robin_lengths(segments, budget).numpy().T.tolist()
     theirs = text.RoundRobinTrimmer(max_seq_length=budget).trim(segments)
     assert ours == [t.row_lengths().numpy().tolist() for t in theirs]
@@ -139,7 +141,9 @@ def test_saved_model_moves_loads_without_tensorflow_text_and_has_core_ops_only(m
     )
     runs = {}
     for mode in ("installed", "blocked"):  # tensorflow_text importable but never imported; then unimportable
-        proc = subprocess.run([sys.executable, "-c", child, str(moved), mode], capture_output=True, text=True, timeout=600)
+        proc = subprocess.run(
+            [sys.executable, "-c", child, str(moved), mode], capture_output=True, text=True, timeout=600
+        )
         assert proc.returncode == 0, proc.stderr[-3000:]
         runs[mode] = json.loads(proc.stdout.strip().splitlines()[-1])
     assert runs["installed"] == runs["blocked"]
@@ -163,16 +167,30 @@ def test_saved_model_cli_and_tf_data(module, tmp_path, english):
     show = subprocess.run([cli, "show", "--dir", str(path), "--all"], capture_output=True, text=True, timeout=300)
     assert show.returncode == 0 and "serving_default" in show.stdout and "bert_pack_pair_inputs" in show.stdout
     run = subprocess.run(
-        [cli, "run", "--dir", str(path), "--tag_set", "serve", "--signature_def", "serving_default",
-         "--input_exprs", "strings=['Hello']"],
-        capture_output=True, text=True, timeout=300,
+        [
+            cli,
+            "run",
+            "--dir",
+            str(path),
+            "--tag_set",
+            "serve",
+            "--signature_def",
+            "serving_default",
+            "--input_exprs",
+            "strings=['Hello']",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert run.returncode == 0, run.stderr[-2000:]
     token_ids = run.stdout.split("output key token_ids:")[1]
     assert [int(x) for x in re.findall(r"\d+", token_ids)] == [module._start, 7592, module._end]
 
     loaded = tf.saved_model.load(str(path))
-    dataset = tf.data.Dataset.from_tensor_slices(english).batch(256).map(loaded.tokenize, num_parallel_calls=tf.data.AUTOTUNE)
+    dataset = (
+        tf.data.Dataset.from_tensor_slices(english).batch(256).map(loaded.tokenize, num_parallel_calls=tf.data.AUTOTUNE)
+    )
     from_data = [row for batch in dataset for row in batch.to_list()]
     assert from_data == module.tokenize(tf.constant(english)).to_list()
 

@@ -1,4 +1,7 @@
-"""What we export needs nothing but core TensorFlow: proved in a fresh process where tensorflow_text cannot be imported."""
+"""What we export needs nothing but core TensorFlow.
+
+Proved in a fresh process where tensorflow_text cannot be imported.
+"""
 
 from __future__ import annotations
 
@@ -60,7 +63,9 @@ CHILD = textwrap.dedent(
 def test_saved_model_has_only_core_ops_and_loads_without_tensorflow_text(vocab_path, tmp_path):
     proc = subprocess.run(
         [sys.executable, "-c", CHILD, vocab_path, str(tmp_path), json.dumps(SENTENCES)],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -17,9 +17,9 @@ import textwrap
 
 import pytest
 import tensorflow as tf
-from helpers.data import DATA, VOCAB
 
 import tf_wordpiece as twp
+from helpers.data import DATA, VOCAB
 from tf_wordpiece.export.module import CustomTokenizer
 
 pytestmark = pytest.mark.portable
@@ -63,7 +63,9 @@ def test_parity_on_the_sample_against_stored_peer_ids(references, compat):
     lines, refs = references
     expected = _expected(refs, compat)
     tok = twp.BertTokenizer(str(VOCAB), lower_case=True, compat=compat)
-    tokenize = tf.function(lambda s: tok.tokenize(s).merge_dims(-2, -1), input_signature=[tf.TensorSpec([None], tf.string)])
+    tokenize = tf.function(
+        lambda s: tok.tokenize(s).merge_dims(-2, -1), input_signature=[tf.TensorSpec([None], tf.string)]
+    )
     ours = []
     for i in range(0, len(lines), 1000):
         ours += tokenize(tf.constant([s.encode("utf-8") for s in lines[i : i + 1000]])).to_list()
@@ -81,8 +83,12 @@ def test_stored_peer_ids_match_the_live_oracles(references):
     lines, refs = references
     picked = list(range(0, len(lines), 7))  # every 7th line: a seventh of the cost, every kind of line
     batch = [lines[i] for i in picked]
-    live_tf_text = text.BertTokenizer(str(VOCAB), lower_case=True).tokenize(
-        tf.constant([s.encode("utf-8") for s in batch])).merge_dims(-2, -1).to_list()
+    live_tf_text = (
+        text.BertTokenizer(str(VOCAB), lower_case=True)
+        .tokenize(tf.constant([s.encode("utf-8") for s in batch]))
+        .merge_dims(-2, -1)
+        .to_list()
+    )
     live_hf = [enc.ids for enc in hf_oracle(lowercase=True).encode_batch(batch, add_special_tokens=False)]
     assert live_tf_text == [_expected(refs, "tf_text")[i] for i in picked]
     assert live_hf == [_expected(refs, "hf")[i] for i in picked]
@@ -106,7 +112,9 @@ CHILD = textwrap.dedent(
         "pair": {k: v.numpy().tolist() for k, v in pair.items()},
         "size": int(m.get_vocab_size()),
         "lookup_int32": [t.decode() for t in m.lookup(tf.constant([[1, 7592]], tf.int32)).numpy()[0]],
-        "lookup_ragged_int32": [[t.decode() for t in row] for row in m.lookup(tf.ragged.constant([[2], []], tf.int32)).to_list()],
+        "lookup_ragged_int32": [
+            [t.decode() for t in row] for row in m.lookup(tf.ragged.constant([[2], []], tf.int32)).to_list()
+        ],
     }))
     """
 )
@@ -122,8 +130,13 @@ def test_saved_model_round_trip_in_a_fresh_process(tmp_path, compat):
     path = tmp_path / "model"
     tf.saved_model.save(module, str(path), signatures=module.signatures())
     lines = ["Hello TensorFlow!", "", "Ünïcödé straße 日本語 [MASK]", "a " * 20]
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(path), json.dumps(lines)],
-                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(path), json.dumps(lines)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     strings = tf.constant(lines)

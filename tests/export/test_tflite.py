@@ -17,8 +17,8 @@ import textwrap
 import numpy as np
 import pytest
 import tensorflow as tf
-from helpers.data import DATA, VOCAB
 
+from helpers.data import DATA, VOCAB
 from tf_wordpiece.export.module import CustomTokenizer
 
 pytestmark = pytest.mark.portable
@@ -71,7 +71,8 @@ RUNNER = textwrap.dedent(
             runner = interpreter.get_signature_runner(signature)
             results = []
             for first, second in batches:
-                args = {"strings": first} if signature != "bert_pack_pair_inputs" else {"first": first, "second": second}
+                pair = signature == "bert_pack_pair_inputs"
+                args = {"first": first, "second": second} if pair else {"strings": first}
                 args = {k: np.array([s.encode("utf-8") for s in v], dtype=object) for k, v in args.items()}
                 results.append({k: v.tolist() for k, v in runner(**args).items()})
         except Exception as e:  # without Flex: "Regular TensorFlow ops are not supported by this interpreter"
@@ -90,11 +91,18 @@ def test_runs_with_identical_outputs_where_flex_is_linked(converted, tmp_path):
     lines = (DATA / "multilingual_dev.txt").read_text(encoding="utf-8").split("\n")[:600]
     batches = [(lines[i : i + 100], lines[i + 100 : i + 200]) for i in range(0, 400, 200)]
     # Small and odd batches: one string, an empty string, a batch whose second shard has no words.
-    batches += [(["Hello TensorFlow!"], ["How are you?"]), ([""], ["x"]), (["a", ""], ["", "b c"]),
-                (["one two three four five six seven eight nine ten " * 3], ["short"])]
+    batches += [
+        (["Hello TensorFlow!"], ["How are you?"]),
+        ([""], ["x"]),
+        (["a", ""], ["", "b c"]),
+        (["one two three four five six seven eight nine ten " * 3], ["short"]),
+    ]
     proc = subprocess.run(
         [sys.executable, "-c", RUNNER, json.dumps({k: str(v) for k, v in paths.items()}), json.dumps(batches)],
-        capture_output=True, text=True, timeout=900, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=tmp_path,
     )
     assert proc.returncode == 0, f"exit {proc.returncode}: {proc.stderr[-3000:]}"
     got = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -139,7 +147,9 @@ def test_subword_text_encoder_converts(tmp_path):
     want = encoder.decode(encoder.encode(text))
     assert want.numpy().tolist() == [t.encode("utf-8") for t in ["hello world!", "a ☃ snowman, 12;"]]
     module = SubwordModule(encoder)
-    tf.saved_model.save(module, str(tmp_path / "subword"), signatures={"encode": module.encode, "decode": module.decode})
+    tf.saved_model.save(
+        module, str(tmp_path / "subword"), signatures={"encode": module.encode, "decode": module.decode}
+    )
     for signature in ("encode", "decode"):
         blob = convert(str(tmp_path / "subword"), signature)
         assert blob[4:8] == b"TFL3", signature

@@ -107,8 +107,14 @@ def check_built_in_function(build: Callable, call: Callable, inputs, want, what:
     assert_outputs_equal(built_inside(*head), [w[:1] for w in _leaves(want)], f"{what}: built inside, retraced")
 
 
-def check_contract(tokenizer: tf.Module, strings: list[str], tmp_path, *, build: Callable | None = None,
-                   detokenized: list | None = None) -> tf.RaggedTensor:
+def check_contract(
+    tokenizer: tf.Module,
+    strings: list[str],
+    tmp_path,
+    *,
+    build: Callable | None = None,
+    detokenized: list | None = None,
+) -> tf.RaggedTensor:
     """Runs `tokenizer.tokenize_with_offsets` every way a user would; all must agree with eager.
 
     With `detokenize` (and integer ids), `detokenize(ids)` too, every way; `detokenized`, if given, is what it
@@ -144,8 +150,9 @@ def check_contract(tokenizer: tf.Module, strings: list[str], tmp_path, *, build:
         ids, begin, end = tokenizer.tokenize_with_offsets(s)
         return {"ids": ids, "begin": begin, "end": end}
 
-    loaded = _saved_and_loaded(tmp_path, "saved_tokenizer", tokenizer, tokenize, [tf.TensorSpec([None], tf.string)],
-                               detokenize, [_spec(ids)])
+    loaded = _saved_and_loaded(
+        tmp_path, "saved_tokenizer", tokenizer, tokenize, [tf.TensorSpec([None], tf.string)], detokenize, [_spec(ids)]
+    )
     out = loaded.fn(strings)
     for name, want in zip(("ids", "begin", "end"), eager):
         assert_ragged_equal(out[name], want, f"SavedModel {name}")
@@ -157,9 +164,18 @@ def check_contract(tokenizer: tf.Module, strings: list[str], tmp_path, *, build:
     return ids
 
 
-def check_text_contract(tokenize: Callable, strings: list[str], tmp_path, *, owner=None,
-                        detokenize: Callable | None = None, round_trip: str | list | None = None,
-                        build: Callable | None = None, build_call: Callable | None = None, scalar: bool = True):
+def check_text_contract(
+    tokenize: Callable,
+    strings: list[str],
+    tmp_path,
+    *,
+    owner=None,
+    detokenize: Callable | None = None,
+    round_trip: str | list | None = None,
+    build: Callable | None = None,
+    build_call: Callable | None = None,
+    scalar: bool = True,
+):
     """Contract for `tokenize`: string [batch] -> ids (or a dict of tensors, such as BERT inputs), without offsets.
 
     Every way (`check_every_way`); with `scalar`, also one string at a time in tf.data (a scalar string in, one
@@ -175,8 +191,11 @@ def check_text_contract(tokenize: Callable, strings: list[str], tmp_path, *, own
             assert_ragged_equal(row, ids[i], f"tf.data element {i}")
     if detokenize is not None:
         text = check_every_way(detokenize, ids, tmp_path, owner=owner, name="detokenize")
-        want = [s.encode("utf-8") for s in strings] if round_trip == "exact" else [
-            s.encode("utf-8") if isinstance(s, str) else s for s in round_trip]
+        want = (
+            [s.encode("utf-8") for s in strings]
+            if round_trip == "exact"
+            else [s.encode("utf-8") if isinstance(s, str) else s for s in round_trip]
+        )
         assert as_python(text) == want, f"detokenize(tokenize(strings)): {as_python(text)} != {want}"
     else:
         assert round_trip is None, "round_trip: needs detokenize"
@@ -221,8 +240,9 @@ def check_keras_contract(layer, inputs, tmp_path, *, build: Callable | None = No
     assert_outputs_equal(served, eager, "model.export + tf.saved_model.load")
 
     if build is not None:
-        check_built_in_function(build, lambda obj, *args: obj(list(args) if several else args[0]), batch, eager,
-                                "layer")
+        check_built_in_function(
+            build, lambda obj, *args: obj(list(args) if several else args[0]), batch, eager, "layer"
+        )
     return eager
 
 

@@ -50,7 +50,9 @@ def _hf_rows(encodings, texts, pairs) -> list:
     out = []
     for i, e in enumerate(encodings):
         strings = (byte_ends(texts[i]), byte_ends(pairs[i]) if pairs is not None else None)
-        offsets = [[0, 0] if s is None else [strings[s][a], strings[s][b]] for s, (a, b) in zip(e.sequence_ids, e.offsets)]
+        offsets = [
+            [0, 0] if s is None else [strings[s][a], strings[s][b]] for s, (a, b) in zip(e.sequence_ids, e.offsets)
+        ]
         words, sequences = ([-1 if v is None else v for v in values] for values in (e.word_ids, e.sequence_ids))
         out.append((e.ids, e.type_ids, e.attention_mask, offsets, e.special_tokens_mask, words, sequences))
     return out
@@ -64,5 +66,7 @@ def compare_encode(ours, peer, texts, pairs=None, **options) -> list:
     """Mismatching rows of ours.encode vs peer.encode_batch on one batch, same settings."""
     mine = _our_rows(ours.encode(texts, pairs, **options))
     inputs = texts if pairs is None else list(zip(texts, pairs))
-    theirs = _hf_rows(peer.encode_batch(inputs, add_special_tokens=options.get("add_special_tokens", True)), texts, pairs)
+    theirs = _hf_rows(
+        peer.encode_batch(inputs, add_special_tokens=options.get("add_special_tokens", True)), texts, pairs
+    )
     return [(t, m, h) for t, m, h in zip(texts, mine, theirs) if m != h]

@@ -9,7 +9,24 @@ import json
 
 from helpers.data import TOKENIZER_JSON
 
-TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hello", "world", "##s", "##ing", "!", "a", "##b", "日", "😀", "tab\there", "x y"]
+TOKENS = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "hello",
+    "world",
+    "##s",
+    "##ing",
+    "!",
+    "a",
+    "##b",
+    "日",
+    "😀",
+    "tab\there",
+    "x y",
+]
 VALID_VOCAB = "".join(f"{t}\n" for t in TOKENS).encode("utf-8")
 
 

@@ -9,30 +9,37 @@ import pytest
 import tensorflow as tf
 
 import tf_wordpiece as twp
-from tf_wordpiece.learning import from_text, learner
+from tf_wordpiece.learning import from_text
 
 LINES = ["Low lower lowest.", "New newer newest!", "Wide wider widest", "low new wide", "caf\u00e9 na\u00efve"] * 6
 
 
 def test_the_numpy_learner_imports_and_runs_without_tensorflow():
-    code = ("import sys\n"
-            "from tf_wordpiece.learning import learner\n"
-            "vocab = learner.learn({'low': 10, 'lower': 4, 'newest': 6}, 20, ['[UNK]'], lower_thresh=1)\n"
-            "assert vocab[0] == '[UNK]' and 'low' in vocab, vocab\n"
-            "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('tensorflow', 'tensorflow_text'))\n"
-            "assert not loaded, loaded[:5]\n")
+    code = (
+        "import sys\n"
+        "from tf_wordpiece.learning import learner\n"
+        "vocab = learner.learn({'low': 10, 'lower': 4, 'newest': 6}, 20, ['[UNK]'], lower_thresh=1)\n"
+        "assert vocab[0] == '[UNK]' and 'low' in vocab, vocab\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('tensorflow', 'tensorflow_text'))\n"
+        "assert not loaded, loaded[:5]\n"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
 
 
 def test_lines_and_datasets_learn_the_same_vocabulary():
-    params = dict(vocab_size=40, reserved_tokens=["[UNK]"], bert_tokenizer_params={"lower_case": True},
-                  learn_params={"lower_thresh": 2})
+    params = dict(
+        vocab_size=40,
+        reserved_tokens=["[UNK]"],
+        bert_tokenizer_params={"lower_case": True},
+        learn_params={"lower_thresh": 2},
+    )
     from_lines = from_text.count_and_learn(LINES, **params)
     from_bytes = from_text.count_and_learn((line.encode("utf-8") for line in LINES), **params)
     from_dataset = from_text.count_and_learn(tf.data.Dataset.from_tensor_slices(LINES).batch(7), **params)
-    expected = twp.bert_vocab_from_dataset(tf.data.Dataset.from_tensor_slices(LINES), 40, ["[UNK]"],
-                                           {"lower_case": True}, {"lower_thresh": 2})
+    expected = twp.bert_vocab_from_dataset(
+        tf.data.Dataset.from_tensor_slices(LINES), 40, ["[UNK]"], {"lower_case": True}, {"lower_thresh": 2}
+    )
     assert from_lines.vocab == from_bytes.vocab == from_dataset.vocab == expected
     assert from_lines.counts.lines == len(LINES) and from_lines.counts["low"] == 12
     assert from_lines.stats["threshold"] is not None and from_lines.counting_seconds >= 0
@@ -41,7 +48,9 @@ def test_lines_and_datasets_learn_the_same_vocabulary():
 def test_bert_vocab_from_dataset_is_the_public_one_and_fills_stats():
     assert twp.bert_vocab_from_dataset is from_text.bert_vocab_from_dataset
     stats: dict = {}
-    twp.bert_vocab_from_dataset(tf.data.Dataset.from_tensor_slices(LINES), 60, [], None, {"lower_thresh": 2}, stats=stats)
+    twp.bert_vocab_from_dataset(
+        tf.data.Dataset.from_tensor_slices(LINES), 60, [], None, {"lower_thresh": 2}, stats=stats
+    )
     assert {"words", "threshold", "search_steps", "search_range", "minimum_size"} <= set(stats)
 
 
@@ -50,26 +59,32 @@ def _never_read():
     yield "never"
 
 
-@pytest.mark.parametrize("kwargs, error, message", [
-    (dict(vocab_size=0), ValueError, "vocab_size: expected an int >= 1"),
-    (dict(reserved_tokens="[UNK]"), TypeError, "reserved_tokens: expected a list of str"),
-    (dict(learn_params={"lower_thresh": 0}), ValueError, "lower_thresh: expected an int >= 1 or None"),
-    (dict(learn_params={"vocab_size": 3}), TypeError, r"learn_params: unknown \['vocab_size'\]"),
-    (dict(bert_tokenizer_params={"lowercase": True}), TypeError, r"bert_tokenizer_params: unknown \['lowercase'\]"),
-    (dict(bert_tokenizer_params={"normalization_form": "NFX"}), ValueError, "normalization_form: expected one of"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        (dict(vocab_size=0), ValueError, "vocab_size: expected an int >= 1"),
+        (dict(reserved_tokens="[UNK]"), TypeError, "reserved_tokens: expected a list of str"),
+        (dict(learn_params={"lower_thresh": 0}), ValueError, "lower_thresh: expected an int >= 1 or None"),
+        (dict(learn_params={"vocab_size": 3}), TypeError, r"learn_params: unknown \['vocab_size'\]"),
+        (dict(bert_tokenizer_params={"lowercase": True}), TypeError, r"bert_tokenizer_params: unknown \['lowercase'\]"),
+        (dict(bert_tokenizer_params={"normalization_form": "NFX"}), ValueError, "normalization_form: expected one of"),
+    ],
+)
 def test_arguments_are_checked_before_the_text_is_read(kwargs, error, message):
     args = dict(vocab_size=30, reserved_tokens=["[UNK]"]) | kwargs
     with pytest.raises(error, match=message):
         from_text.count_and_learn(_never_read(), **args)
 
 
-@pytest.mark.parametrize("dataset, message", [
-    ("one text", "dataset: expected a tf.data.Dataset of strings or an iterable of lines, got one str; put"),
-    (42, r"dataset: expected a tf.data.Dataset of strings or an iterable of lines \(str or bytes\), got int"),
-    (["fine", 3], "dataset: line 1 is int 3, expected str or bytes"),
-    (tf.data.Dataset.range(3), "dataset: expected elements that are single tf.string tensors"),
-])
+@pytest.mark.parametrize(
+    "dataset, message",
+    [
+        ("one text", "dataset: expected a tf.data.Dataset of strings or an iterable of lines, got one str; put"),
+        (42, r"dataset: expected a tf.data.Dataset of strings or an iterable of lines \(str or bytes\), got int"),
+        (["fine", 3], "dataset: line 1 is int 3, expected str or bytes"),
+        (tf.data.Dataset.range(3), "dataset: expected elements that are single tf.string tensors"),
+    ],
+)
 def test_bad_text_is_named(dataset, message):
     with pytest.raises(TypeError, match=message):
         from_text.count_and_learn(dataset, vocab_size=30, reserved_tokens=[])

@@ -1,4 +1,7 @@
-"""`tf-wordpiece learn` and the Beam pipeline: the in-process learner's vocabulary, clear errors, nothing half-written."""
+"""`tf-wordpiece learn` and the Beam pipeline.
+
+The in-process learner's vocabulary, clear errors, nothing half-written.
+"""
 
 from __future__ import annotations
 
@@ -56,22 +59,44 @@ def test_beam_pipeline_gives_the_same_vocabulary(english, tmp_path, library_temp
 def test_options_reach_the_learner(english, tmp_path):
     path, _ = english
     out = tmp_path / "vocab.txt"
-    assert learn("--input", path, "--vocab-size", "300", "--reserved", "<unk>", "--joiner", "@@",
-                 "--max-token-length", "5", "--out", str(out)) == 0
+    assert (
+        learn(
+            "--input",
+            path,
+            "--vocab-size",
+            "300",
+            "--reserved",
+            "<unk>",
+            "--joiner",
+            "@@",
+            "--max-token-length",
+            "5",
+            "--out",
+            str(out),
+        )
+        == 0
+    )
     vocab = out.read_text(encoding="utf-8").splitlines()
     assert vocab[0] == "<unk>" and any(t.startswith("@@") for t in vocab) and not any(t.startswith("##") for t in vocab)
     assert max(len(t.removeprefix("@@")) for t in vocab[1:]) <= 5
     assert any(t != t.lower() for t in vocab)  # no --lower-case: cased tokens
 
 
-@pytest.mark.parametrize("setup, args, message", [
-    ("empty", ["--input", "{empty}"], "no words"),
-    ("", ["--input", "{missing}"], "missing.txt' does not exist; check the path"),
-    ("", ["--input", "{corpus}", "--vocab-size", "10"], "--vocab-size: 10 is smaller than the reserved tokens plus the alphabet"),
-    ("", ["--tfds", "no_such_dataset:train:text"], "tfds: cannot load"),
-    ("", ["--tfds", "ted_hrlr_translate/pt_to_en"], "NAME:SPLIT:FEATURE"),
-    ("existing", ["--input", "{corpus}"], "already exists; pass --overwrite"),
-])
+@pytest.mark.parametrize(
+    "setup, args, message",
+    [
+        ("empty", ["--input", "{empty}"], "no words"),
+        ("", ["--input", "{missing}"], "missing.txt' does not exist; check the path"),
+        (
+            "",
+            ["--input", "{corpus}", "--vocab-size", "10"],
+            "--vocab-size: 10 is smaller than the reserved tokens plus the alphabet",
+        ),
+        ("", ["--tfds", "no_such_dataset:train:text"], "tfds: cannot load"),
+        ("", ["--tfds", "ted_hrlr_translate/pt_to_en"], "NAME:SPLIT:FEATURE"),
+        ("existing", ["--input", "{corpus}"], "already exists; pass --overwrite"),
+    ],
+)
 def test_bad_input_is_a_clear_error_and_writes_nothing(english, tmp_path, capsys, setup, args, message):
     out = tmp_path / "vocab.txt"
     empty = tmp_path / "empty.txt"
@@ -85,7 +110,9 @@ def test_bad_input_is_a_clear_error_and_writes_nothing(english, tmp_path, capsys
         assert out.read_text(encoding="utf-8") == "keep me\n"
     else:
         assert not out.exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted({"empty.txt", out.name} & {p.name for p in tmp_path.iterdir()})
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        {"empty.txt", out.name} & {p.name for p in tmp_path.iterdir()}
+    )
 
 
 def test_tfds_source(tmp_path, library_temp_files):
@@ -96,10 +123,23 @@ def test_tfds_source(tmp_path, library_temp_files):
 
     out = tmp_path / "vocab.txt"
     with tfds.testing.mock_data(num_examples=200):
-        assert learn("--tfds", "ted_hrlr_translate/pt_to_en:train:en", "--vocab-size", "400", "--lower-thresh", "2",
-                     "--out", str(out)) == 0
+        assert (
+            learn(
+                "--tfds",
+                "ted_hrlr_translate/pt_to_en:train:en",
+                "--vocab-size",
+                "400",
+                "--lower-thresh",
+                "2",
+                "--out",
+                str(out),
+            )
+            == 0
+        )
         english = tfds.load("ted_hrlr_translate/pt_to_en", split="train", download=False).map(lambda x: x["en"])
-        expected = twp.bert_vocab_from_dataset(english, 400, ["[PAD]", "[UNK]", "[START]", "[END]"], {}, {"lower_thresh": 2})
+        expected = twp.bert_vocab_from_dataset(
+            english, 400, ["[PAD]", "[UNK]", "[START]", "[END]"], {}, {"lower_thresh": 2}
+        )
         pairs = converter.tfds_pairs("ted_hrlr_translate/pt_to_en")
     assert out.read_text(encoding="utf-8").splitlines() == expected
     assert len(pairs) == 200 and all(isinstance(pt, str) and isinstance(en, str) for pt, en in pairs)

@@ -24,8 +24,10 @@ from tf_wordpiece.learning.word_counts import count_words
 def assert_same_vocab(ours: list[str], theirs: list[str]) -> None:
     if ours != theirs:
         first = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
-        raise AssertionError(f"sizes {len(ours)} vs {len(theirs)}; first difference at {first}: "
-                             f"ours {ours[first:first + 5]} vs tensorflow_text {theirs[first:first + 5]}")
+        raise AssertionError(
+            f"sizes {len(ours)} vs {len(theirs)}; first difference at {first}: "
+            f"ours {ours[first : first + 5]} vs tensorflow_text {theirs[first : first + 5]}"
+        )
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +40,9 @@ def references() -> dict[str, list[str]]:
 @pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
 def test_identical_to_tf_text_on_the_samples(case, references):
     dataset = tf.data.Dataset.from_tensor_slices(corpus(case["corpus"])).batch(1000)
-    ours = twp.bert_vocab_from_dataset(dataset, case["vocab_size"], case["reserved_tokens"],
-                                       case["bert_tokenizer_params"], case["learn_params"])
+    ours = twp.bert_vocab_from_dataset(
+        dataset, case["vocab_size"], case["reserved_tokens"], case["bert_tokenizer_params"], case["learn_params"]
+    )
     assert_same_vocab(ours, references[case["name"]])
 
 
@@ -67,8 +70,31 @@ def test_word_counts_identical_to_tf_text_on_hostile_text(hard_strings, params):
     from tensorflow_text.python.ops.bert_tokenizer import BasicTokenizer
 
     rng = random.Random(4)
-    pieces = [" ", "  ", "\u0301", "\u00a0", "\t", "\u3000", "\u200b", "a", "É", "ß", "İ", "中", "[unused1]", "[", "]",
-              "!", "x\u0308", "\U0001F44D", "\u00ad", "ﬁ", "Σ", "\r\n", "word"] + [s for s in hard_strings if s.isprintable()][:50]
+    pieces = [
+        " ",
+        "  ",
+        "\u0301",
+        "\u00a0",
+        "\t",
+        "\u3000",
+        "\u200b",
+        "a",
+        "É",
+        "ß",
+        "İ",
+        "中",
+        "[unused1]",
+        "[",
+        "]",
+        "!",
+        "x\u0308",
+        "\U0001f44d",
+        "\u00ad",
+        "ﬁ",
+        "Σ",
+        "\r\n",
+        "word",
+    ] + [s for s in hard_strings if s.isprintable()][:50]
     lines = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 12))) for _ in range(3000)] + hard_strings
     dataset = tf.data.Dataset.from_tensor_slices(lines).batch(700)
     ours = count_words(dataset, tf_text_basic_tokenizer(**params))
@@ -78,23 +104,28 @@ def test_word_counts_identical_to_tf_text_on_hostile_text(hard_strings, params):
 
 # Small alphabets with "#" and "@" so that words collide with joined tokens.
 _words = st.text(alphabet=st.sampled_from("ab#@cé"), max_size=7)
-_params = st.fixed_dictionaries({
-    "vocab_size": st.integers(1, 40),
-    "upper_thresh": st.sampled_from([None, 3, 10_000_000]),
-    "lower_thresh": st.sampled_from([None, 1, 2, 10]),
-    "num_iterations": st.integers(0, 4),
-    "max_input_tokens": st.sampled_from([-1, 2, 8]),
-    "max_token_length": st.integers(1, 8),
-    "max_unique_chars": st.integers(1, 7),
-    "slack_ratio": st.sampled_from([0.0, 0.05, 0.5]),
-    "include_joiner_token": st.booleans(),
-    "joiner": st.sampled_from(["##", "#", "", "@@"]),
-})
+_params = st.fixed_dictionaries(
+    {
+        "vocab_size": st.integers(1, 40),
+        "upper_thresh": st.sampled_from([None, 3, 10_000_000]),
+        "lower_thresh": st.sampled_from([None, 1, 2, 10]),
+        "num_iterations": st.integers(0, 4),
+        "max_input_tokens": st.sampled_from([-1, 2, 8]),
+        "max_token_length": st.integers(1, 8),
+        "max_unique_chars": st.integers(1, 7),
+        "slack_ratio": st.sampled_from([0.0, 0.05, 0.5]),
+        "include_joiner_token": st.booleans(),
+        "joiner": st.sampled_from(["##", "#", "", "@@"]),
+    }
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(word_counts=st.lists(st.tuples(_words, st.integers(1, 30)), min_size=1, max_size=25),
-       reserved=st.lists(st.sampled_from(["[UNK]", "a", "##a", "ab", ""]), max_size=3), params=_params)
+@given(
+    word_counts=st.lists(st.tuples(_words, st.integers(1, 30)), min_size=1, max_size=25),
+    reserved=st.lists(st.sampled_from(["[UNK]", "a", "##a", "ab", ""]), max_size=3),
+    params=_params,
+)
 def test_identical_to_tf_text_on_random_word_counts(word_counts, reserved, params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # small vocab sizes: "more tokens than vocab_size" is expected
@@ -116,26 +147,33 @@ def test_an_oversized_result_warns(vocab_size, message):
 
 def test_dict_and_pairs_give_the_same_vocabulary():
     counts = {"lower": 5, "lowest": 7, "newer": 6, "newest": 9, "wide": 3}
-    assert twp.learn(counts, 30, ["[UNK]"], lower_thresh=1) == twp.learn(list(counts.items()), 30, ["[UNK]"], lower_thresh=1)
+    assert twp.learn(counts, 30, ["[UNK]"], lower_thresh=1) == twp.learn(
+        list(counts.items()), 30, ["[UNK]"], lower_thresh=1
+    )
 
 
 def test_max_input_tokens_none_means_all():
     counts = {"lower": 5, "lowest": 7, "newer": 6, "newest": 9, "wide": 3}
-    assert twp.learn(counts, 25, [], lower_thresh=1, max_input_tokens=None) == twp.learn(counts, 25, [], lower_thresh=1, max_input_tokens=-1)
+    assert twp.learn(counts, 25, [], lower_thresh=1, max_input_tokens=None) == twp.learn(
+        counts, 25, [], lower_thresh=1, max_input_tokens=-1
+    )
 
 
-@pytest.mark.parametrize("kwargs, error, message", [
-    (dict(word_counts={}), ValueError, "word_counts: empty"),
-    (dict(word_counts={"a": 0}), ValueError, "counts must be >= 1"),
-    (dict(word_counts={"a": 1.5}), TypeError, "expected (str, int) pairs"),
-    (dict(word_counts={b"a": 1}), TypeError, "expected (str, int) pairs"),
-    (dict(vocab_size=0), ValueError, "vocab_size"),
-    (dict(reserved_tokens="[UNK]"), TypeError, "reserved_tokens"),
-    (dict(lower_thresh=0), ValueError, "lower_thresh"),
-    (dict(upper_thresh=-5), ValueError, "upper_thresh"),
-    (dict(max_token_length=0), ValueError, "max_token_length"),
-    (dict(max_input_tokens=0), ValueError, "max_input_tokens"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        (dict(word_counts={}), ValueError, "word_counts: empty"),
+        (dict(word_counts={"a": 0}), ValueError, "counts must be >= 1"),
+        (dict(word_counts={"a": 1.5}), TypeError, "expected (str, int) pairs"),
+        (dict(word_counts={b"a": 1}), TypeError, "expected (str, int) pairs"),
+        (dict(vocab_size=0), ValueError, "vocab_size"),
+        (dict(reserved_tokens="[UNK]"), TypeError, "reserved_tokens"),
+        (dict(lower_thresh=0), ValueError, "lower_thresh"),
+        (dict(upper_thresh=-5), ValueError, "upper_thresh"),
+        (dict(max_token_length=0), ValueError, "max_token_length"),
+        (dict(max_input_tokens=0), ValueError, "max_input_tokens"),
+    ],
+)
 def test_bad_arguments_are_named(kwargs, error, message):
     args = dict(word_counts={"hello": 3}, vocab_size=10, reserved_tokens=["[UNK]"]) | kwargs
     with pytest.raises(error, match=message.replace("(", r"\(").replace(")", r"\)")):

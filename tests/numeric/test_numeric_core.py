@@ -17,14 +17,14 @@ import functools
 
 import pytest
 import tensorflow as tf
-from helpers.contract import check_contract
-from helpers.data import VOCAB
-from helpers.oracles import hf_oracle
-from helpers.ragged import batches, rows
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import tf_wordpiece as twp
+from helpers.contract import check_contract
+from helpers.data import VOCAB
+from helpers.oracles import hf_oracle
+from helpers.ragged import batches, rows
 from tf_wordpiece.bert.added_tokens import AddedToken
 
 CONFIGS = [
@@ -37,6 +37,8 @@ CONFIGS = [
 XLA_CONFIGS = [p if p.values[1] else pytest.param(*p.values, id=p.id, marks=pytest.mark.slow) for p in CONFIGS]
 CASES = [pytest.param(True, id="uncased"), pytest.param(False, id="cased", marks=pytest.mark.slow)]
 XLA_SAMPLE_LINES = 300  # one batch per configuration under XLA: one compilation each
+
+
 @functools.cache
 def bert(compat: str, lower_case: bool, core: str) -> twp.BertTokenizer:
     """bert-base-uncased's vocabulary, default options (built once per module: ~0.5 s each)."""
@@ -119,7 +121,8 @@ def test_xla_ids_and_offsets_equal_hugging_face(lower_case, xla_sample):
     encodings = hf_oracle(lowercase=lower_case).encode_batch(texts, add_special_tokens=False)
     bad = []
     for raw, s, enc, ((_, ids), (_, begin), (_, end)) in zip(
-            xla_sample, texts, encodings, xla_outputs("hf", lower_case, tuple(xla_sample))):
+        xla_sample, texts, encodings, xla_outputs("hf", lower_case, tuple(xla_sample))
+    ):
         valid = s.encode("utf-8") == raw
         mine = (ids, begin, end) if valid else ids
         theirs = (enc.ids, *_byte_offsets(s, enc.offsets)) if valid else enc.ids
@@ -131,14 +134,62 @@ def test_xla_ids_and_offsets_equal_hugging_face(lower_case, xla_sample):
 # --- fuzzed text ------------------------------------------------------------------------------------------
 
 FRAGMENTS = [
-    *"abcXYZ019", *".,!?;:'\"()[]{}#@&-_/\\", " ", "  ", "\t", "\n", "\u00a0", "\u3000", "\u200b",
-    *"éÉèàçñÑøÅßİıÆ", "e\u0301", "E\u0300", "a\u0308\u0304", "\u0301", "\u0345", "\u20dd",
-    *"ΑΣσςΐΰΩ", "ΟΔΥΣΣΕΥΣ", "λόγος",
-    *"中文日本語한국어", "漢字", "\u4e00\u9fff", "\U00020000", "가각힣", "\u1100\u1161\u11a8",
-    "😀", "👍🏽", "👩\u200d💻", "👨\u200d👩\u200d👧\u200d👦", "🏳\ufe0f\u200d🌈", "🇧🇷",
-    "\x00", "\x01", "\x7f", "\x85", "\u200d", "\ufeff", "\ufffd", "\u00ad",
-    "[CLS]", "[MASK]", "[SEP]", "[PAD]", "[UNK]", "[MASK", "MASK]", "[mask]", "##", "un", "##able",
-    "ﬁ", "½", "™", "Ⅸ", "ǅ", "ẞ",
+    *"abcXYZ019",
+    *".,!?;:'\"()[]{}#@&-_/\\",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\u00a0",
+    "\u3000",
+    "\u200b",
+    *"éÉèàçñÑøÅßİıÆ",
+    "e\u0301",
+    "E\u0300",
+    "a\u0308\u0304",
+    "\u0301",
+    "\u0345",
+    "\u20dd",
+    *"ΑΣσςΐΰΩ",
+    "ΟΔΥΣΣΕΥΣ",
+    "λόγος",
+    *"中文日本語한국어",
+    "漢字",
+    "\u4e00\u9fff",
+    "\U00020000",
+    "가각힣",
+    "\u1100\u1161\u11a8",
+    "😀",
+    "👍🏽",
+    "👩\u200d💻",
+    "👨\u200d👩\u200d👧\u200d👦",
+    "🏳\ufe0f\u200d🌈",
+    "🇧🇷",
+    "\x00",
+    "\x01",
+    "\x7f",
+    "\x85",
+    "\u200d",
+    "\ufeff",
+    "\ufffd",
+    "\u00ad",
+    "[CLS]",
+    "[MASK]",
+    "[SEP]",
+    "[PAD]",
+    "[UNK]",
+    "[MASK",
+    "MASK]",
+    "[mask]",
+    "##",
+    "un",
+    "##able",
+    "ﬁ",
+    "½",
+    "™",
+    "Ⅸ",
+    "ǅ",
+    "ẞ",
 ]
 fragment = st.one_of(
     st.sampled_from(FRAGMENTS).map(str.encode),
@@ -151,8 +202,9 @@ fuzz_batches = st.lists(st.lists(fragment, max_size=24).map(b"".join), min_size=
 @pytest.mark.parametrize("compat", ["tf_text", "hf"])
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(batch=fuzz_batches, lower_case=st.booleans())
-@example(batch=["ΟΔΥΣΣΕΥΣ σς. x[MASK]y [CLS][SEP] 👩\u200d💻".encode(), b"", b"caf\xc3 \xe2\x82 \xff[MASK]"],
-         lower_case=True)
+@example(
+    batch=["ΟΔΥΣΣΕΥΣ σς. x[MASK]y [CLS][SEP] 👩\u200d💻".encode(), b"", b"caf\xc3 \xe2\x82 \xff[MASK]"], lower_case=True
+)
 @example(batch=[("a" * 99 + "\u0301").encode(), "é".encode() * 50, b"\xff" * 101], lower_case=False)
 def test_fuzzed_numeric_equals_string(compat, batch, lower_case):
     got = per_string(bert(compat, lower_case, "numeric"), batch)
@@ -164,8 +216,18 @@ def test_fuzzed_numeric_equals_string(compat, batch, lower_case):
 # --- the contract and the export ------------------------------------------------------------------------
 
 CONTRACT_STRINGS = [
-    "Hello, World!", "", "Ünïcödé straße", "日本語のテキスト", "[MASK] x[CLS]y", "naïve café",
-    "👩\u200d💻 emoji 👍🏽", "e\u0301 combining", "tabs\tand\nnewlines", "a" * 120, "ΟΔΥΣΣΕΥΣ", "  spaced  out  ",
+    "Hello, World!",
+    "",
+    "Ünïcödé straße",
+    "日本語のテキスト",
+    "[MASK] x[CLS]y",
+    "naïve café",
+    "👩\u200d💻 emoji 👍🏽",
+    "e\u0301 combining",
+    "tabs\tand\nnewlines",
+    "a" * 120,
+    "ΟΔΥΣΣΕΥΣ",
+    "  spaced  out  ",
 ]
 
 
@@ -224,17 +286,25 @@ UNSUPPORTED = [
     pytest.param(dict(keep_whitespace=True), "keep_whitespace", id="keep_whitespace"),
     pytest.param(dict(normalization_form="NFC"), "normalization_form", id="NFC"),
     pytest.param(dict(normalization_form="NFKC"), "normalization_form", id="NFKC"),
-    pytest.param(dict(preserve_unused_token=True, lower_case=True), "preserve_unused_token",
-                 id="preserve_unused_token"),
+    pytest.param(
+        dict(preserve_unused_token=True, lower_case=True), "preserve_unused_token", id="preserve_unused_token"
+    ),
     pytest.param(dict(max_chars_per_token=4), "max_chars_per_token", id="max_chars_per_token"),
     pytest.param(dict(split_unknown_characters=True), "split_unknown_characters", id="split_unknown_characters"),
     pytest.param(dict(unknown_token=None), "unknown_token", id="unknown_token=None"),
     pytest.param(dict(offsets="normalized"), "offsets", id="offsets=normalized"),
     pytest.param(dict(offsets="normalized", compat="hf"), "offsets", id="hf-offsets=normalized"),
-    *(pytest.param(dict(compat="hf", special_tokens=[AddedToken("[MASK]", **{flag: True})]), "special_tokens", id=flag)
-      for flag in ("normalized", "lstrip", "rstrip", "single_word")),
-    pytest.param(dict(compat="hf", special_tokens=["[CLS]", AddedToken("[X]", id=50, normalized=True)]),
-                 "special_tokens", id="one-of-two-normalized"),
+    *(
+        pytest.param(
+            dict(compat="hf", special_tokens=[AddedToken("[MASK]", **{flag: True})]), "special_tokens", id=flag
+        )
+        for flag in ("normalized", "lstrip", "rstrip", "single_word")
+    ),
+    pytest.param(
+        dict(compat="hf", special_tokens=["[CLS]", AddedToken("[X]", id=50, normalized=True)]),
+        "special_tokens",
+        id="one-of-two-normalized",
+    ),
 ]
 
 
@@ -261,8 +331,10 @@ def test_non_overlapping_special_tokens_are_taken():
     """Tokens that share bytes but cannot overlap ("[A]" does not end with a start of "[B]") are taken."""
     tokens = ["[UNK]", "[A]", "[B]", "a", "b", "x"]
     batch = ["[A][B]x[B]", "[A] [ B] [a]", "[[A]]"]
-    outputs = [twp.BertTokenizer(tokens, compat="hf", special_tokens=["[A]", "[B]"], core=core)
-               .tokenize_with_offsets(batch) for core in ("numeric", "string")]
+    outputs = [
+        twp.BertTokenizer(tokens, compat="hf", special_tokens=["[A]", "[B]"], core=core).tokenize_with_offsets(batch)
+        for core in ("numeric", "string")
+    ]
     for got, want in zip(*outputs):
         assert got.to_list() == want.to_list()
 
@@ -272,16 +344,31 @@ def test_non_overlapping_special_tokens_are_taken():
 LETTERS = ["[UNK]", "a", "b", "c", "##a", "##b", "##c", "ab", "##bc", "e", "##e", "é", "##é", "x", "##x"]
 LONG_TOKEN = "abcdefghij" * 30  # longer than any word below, in the trie all the same
 EDGE_CASES = {
-    "empty suffix indicator": (["[UNK]", "a", "b", "ab", "abc", "c", "ca"], dict(suffix_indicator=""),
-                               ["abcab cab", "cca", "abcz b"]),
-    "token '##' itself, '#' a word of its own": (["[UNK]", "a", "#", "##", "##a", "####", "###"], {},
-                                                 ["a## a#a ## ### ####", "#a ##a", "a#"]),
-    "a word that is the suffix indicator": (["[UNK]", "a", "xx", "xxa", "xxxx", "axx"], dict(suffix_indicator="xx"),
-                                            ["xx xxxx xxa axx", "xxxxxx", "a xx a", "axxa"]),
-    "suffix indicator longer than words": (["[UNK]", "a", "b", "ab"], dict(suffix_indicator="@@@@@@"),
-                                           ["ab ba a b", "aab"]),
-    "a token longer than any word": (["[UNK]", LONG_TOKEN, "a", "##b", "abcdefghij", "##abcdefghij"], {},
-                                     ["abcdefghijabcdefghij", "abcdefghijabcdefghijk", "ab", LONG_TOKEN[:-1]]),
+    "empty suffix indicator": (
+        ["[UNK]", "a", "b", "ab", "abc", "c", "ca"],
+        dict(suffix_indicator=""),
+        ["abcab cab", "cca", "abcz b"],
+    ),
+    "token '##' itself, '#' a word of its own": (
+        ["[UNK]", "a", "#", "##", "##a", "####", "###"],
+        {},
+        ["a## a#a ## ### ####", "#a ##a", "a#"],
+    ),
+    "a word that is the suffix indicator": (
+        ["[UNK]", "a", "xx", "xxa", "xxxx", "axx"],
+        dict(suffix_indicator="xx"),
+        ["xx xxxx xxa axx", "xxxxxx", "a xx a", "axxa"],
+    ),
+    "suffix indicator longer than words": (
+        ["[UNK]", "a", "b", "ab"],
+        dict(suffix_indicator="@@@@@@"),
+        ["ab ba a b", "aab"],
+    ),
+    "a token longer than any word": (
+        ["[UNK]", LONG_TOKEN, "a", "##b", "abcdefghij", "##abcdefghij"],
+        {},
+        ["abcdefghijabcdefghij", "abcdefghijabcdefghijk", "ab", LONG_TOKEN[:-1]],
+    ),
     "unknown words mid-sentence": (LETTERS, {}, ["a zzz b", "ab qq abc q ab", "q", "a q", "q a"]),
     "an empty token in the vocabulary": (["[UNK]", "", "a", "##", "##a"], {}, ["a aa", "", " "]),
     "empty strings among others": (LETTERS, {}, ["", "a", "", " ", "ab", ""]),
@@ -294,8 +381,15 @@ EDGE_CASES = {
 }
 # Word-length limits: tf_text counts UTF-8 bytes (100), hf counts characters (100).
 LIMITS = {
-    "tf_text": ["a" * 100, "a" * 101, "é" * 50, "é" * 50 + "a", "a" * 98 + "é", "a" * 99 + "é",
-                "x " + "a" * 101 + " x"],
+    "tf_text": [
+        "a" * 100,
+        "a" * 101,
+        "é" * 50,
+        "é" * 50 + "a",
+        "a" * 98 + "é",
+        "a" * 99 + "é",
+        "x " + "a" * 101 + " x",
+    ],
     "hf": ["a" * 100, "a" * 101, "é" * 100, "é" * 101, "a" * 99 + "é", "x " + "é" * 101 + " x", "e\u0301" * 50],
 }
 
@@ -333,8 +427,11 @@ def test_custom_word_length_limits(compat):
     assert_cores_agree(LETTERS, dict(compat=compat, **options), ["ab abc abab ababa ababab", "éé ééé a"])
 
 
-@pytest.mark.parametrize("inputs", [tf.constant([], tf.string), "", "ab c", [["a b", ""], ["", "c"], ["ab", "x"]]],
-                         ids=["empty-batch", "empty-scalar", "scalar", "2-D"])
+@pytest.mark.parametrize(
+    "inputs",
+    [tf.constant([], tf.string), "", "ab c", [["a b", ""], ["", "c"], ["ab", "x"]]],
+    ids=["empty-batch", "empty-scalar", "scalar", "2-D"],
+)
 def test_xla_input_shapes(inputs):
     """The bucketing of batch sizes (0 strings, a scalar, a 2-D batch) under XLA; these all fit one bucket."""
     got = bert("hf", True, "xla").tokenize_with_offsets(inputs)
@@ -348,5 +445,7 @@ def test_a_batch_over_the_size_limit_is_a_clear_error():
     from tf_wordpiece.numeric.core import MAX_BATCH_BYTES
 
     tok = twp.BertTokenizer(["[UNK]", "a"], core="numeric")
-    with pytest.raises(tf.errors.InvalidArgumentError, match="strings: the numeric core takes at most .* core='string'"):
+    with pytest.raises(
+        tf.errors.InvalidArgumentError, match="strings: the numeric core takes at most .* core='string'"
+    ):
         tok.tokenize(tf.constant(["a" * (MAX_BATCH_BYTES // 2), "a" * (MAX_BATCH_BYTES // 2 + 1)]))

@@ -20,8 +20,28 @@ from tf_wordpiece.numeric import utf8
 # Bytes at the edges of UTF-8's ranges: ASCII ends, continuation ends, the
 # leads of overlong forms (C0 C1 E0 F0), surrogates (ED), past U+10FFFF (F4 F5),
 # bytes never valid (FF), and the narrow second-byte ranges (A0 9F 90 8F).
-EDGE_BYTES = [0x00, 0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xA0, 0x9F,
-              0xED, 0xEF, 0xF0, 0x90, 0x8F, 0xF4, 0xF5, 0xFF]
+EDGE_BYTES = [
+    0x00,
+    0x41,
+    0x7F,
+    0x80,
+    0xBF,
+    0xC0,
+    0xC1,
+    0xC2,
+    0xDF,
+    0xE0,
+    0xA0,
+    0x9F,
+    0xED,
+    0xEF,
+    0xF0,
+    0x90,
+    0x8F,
+    0xF4,
+    0xF5,
+    0xFF,
+]
 VALID_SEQUENCES = ["é", "߿", "ࠀ", "€", "\ud7ff", "\ue000", "\uffff", "😀", "𐀀", "\U0010ffff"]
 pieces = st.one_of(
     st.sampled_from(EDGE_BYTES).map(lambda b: bytes([b])),
@@ -45,7 +65,8 @@ def decode_batch(strings: list[bytes], padding: bytes, decode=utf8.decode) -> ut
 def expected(strings: list[bytes]) -> list[tuple[list[int], list[int], list[int]]]:
     """Per string: (character starts, code points, character ends) from TensorFlow's decoder."""
     code_points, starts = tf.strings.unicode_decode_with_offsets(
-        tf.constant(strings, tf.string), "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8)
+        tf.constant(strings, tf.string), "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8
+    )
     out = []
     for s, cps, offs in zip(strings, code_points.to_list(), starts.to_list()):
         out.append((offs, cps, (offs + [len(s)])[1:]))

@@ -1,4 +1,7 @@
-"""SubwordTextEncoder learning: targets below the alphabet plus reserved tokens, and tfds's max_corpus_chars (issue 18, option 5)."""
+"""SubwordTextEncoder learning.
+
+Targets below the alphabet plus reserved tokens, and tfds's max_corpus_chars (issue 18, option 5).
+"""
 
 from __future__ import annotations
 
@@ -16,7 +19,9 @@ tfds = pytest.importorskip("tensorflow_datasets")
 def test_tfds_small_targets_build_as_tfds(multilingual, target, reserved):
     lines = multilingual[:150]  # about 150 distinct characters: 257 + alphabet is over every target
     peer = tfds.deprecated.text.SubwordTextEncoder.build_from_corpus(iter(lines), target, reserved_tokens=reserved)
-    ours = twp.SubwordTextEncoder.build_from_corpus(lines, target, compat="tfds", reserved_tokens=reserved, verbose=False)
+    ours = twp.SubwordTextEncoder.build_from_corpus(
+        lines, target, compat="tfds", reserved_tokens=reserved, verbose=False
+    )
     assert ours.subtokens == peer.subwords
     assert int(ours.vocab_size()) == peer.vocab_size
     assert ours.encode(lines[3]).numpy().tolist() == peer.encode(lines[3])
@@ -60,7 +65,10 @@ def test_max_corpus_chars_learns_like_tfds(multilingual):
     ours = twp.SubwordTextEncoder.build_from_corpus(lines, 400, compat="tfds", max_corpus_chars=3000, verbose=False)
     assert ours.subtokens == peer.subwords
     t2t = twp.SubwordTextEncoder.build_from_corpus(lines, 400, max_corpus_chars=3000, verbose=False)
-    assert t2t.subtokens == twp.SubwordTextEncoder.build_from_corpus(_first_chars(lines, 3000), 400, verbose=False).subtokens
+    assert (
+        t2t.subtokens
+        == twp.SubwordTextEncoder.build_from_corpus(_first_chars(lines, 3000), 400, verbose=False).subtokens
+    )
 
 
 def _first_chars(lines, n):

@@ -55,7 +55,7 @@ def test_bare_lines_read_as_tensor2tensor_reads_them(tmp_path):
     assert enc.subtokens[:2] == ["<pad>_", "<EOS>_"] and enc.subtokens[-1] == "ab_"
 
 
-@pytest.mark.parametrize("subtoken", ["'", " ", "a ", "\"x\"", "'b'", "a\nb"])
+@pytest.mark.parametrize("subtoken", ["'", " ", "a ", '"x"', "'b'", "a\nb"])
 def test_bare_refuses_subtokens_that_would_not_read_back(subtoken):
     subtokens = ["<pad>_", "<EOS>_", subtoken, "ab_"]
     with pytest.raises(ValueError, match="add_single_quotes: False cannot store .* store with add_single_quotes=True"):

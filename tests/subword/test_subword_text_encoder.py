@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from tensorflow.core.protobuf import saved_model_pb2
 
 import tf_wordpiece as twp
+from helpers.subword import decode_all, encode_all
 from tf_wordpiece import subword as sl
 from tf_wordpiece.export.converter import save_atomically
-from helpers.subword import decode_all, encode_all
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PT_EN = ROOT / "tf_wordpiece" / "data" / "pt_en_sample.tsv"
@@ -131,7 +131,9 @@ def test_saved_model_has_only_core_ops(learned, tmp_path):
 
 
 def test_encoder_does_not_import_tensorflow_text():
-    source = (ROOT / "tf_wordpiece" / "subword" / "encoder.py").read_text() + (ROOT / "tf_wordpiece" / "subword" / "learner.py").read_text()
+    source = (ROOT / "tf_wordpiece" / "subword" / "encoder.py").read_text() + (
+        ROOT / "tf_wordpiece" / "subword" / "learner.py"
+    ).read_text()
     assert "tensorflow_text" not in source and "tensorflow_datasets" not in source
 
 
@@ -151,7 +153,9 @@ def tfds_peer(tfds_text, multilingual):
 
 
 def test_tfds_compat_learns_the_same_subwords_as_tfds(tfds_peer, multilingual):
-    ours = sl.build_to_target_size(sl.corpus_token_counts(multilingual[:1000], compat="tfds"), 600, compat="tfds", verbose=False)
+    ours = sl.build_to_target_size(
+        sl.corpus_token_counts(multilingual[:1000], compat="tfds"), 600, compat="tfds", verbose=False
+    )
     assert ours == tfds_peer.subwords
     assert 1 + len(ours) + sl.NUM_BYTES == tfds_peer.vocab_size
 
@@ -201,7 +205,9 @@ def test_target_size_below_the_minimum(multilingual):
     with pytest.raises(ValueError, match=r"target_size: expected a positive int, got 0"):
         sl.build_to_target_size(counts, 0, verbose=False)
     with pytest.raises(ValueError, match=r"target_size: expected an int >= 258 .* got 257"):
-        sl.build_to_target_size(sl.corpus_token_counts(multilingual[:200], compat="tfds"), 257, compat="tfds", verbose=False)
+        sl.build_to_target_size(
+            sl.corpus_token_counts(multilingual[:200], compat="tfds"), 257, compat="tfds", verbose=False
+        )
 
 
 @pytest.mark.parametrize(
@@ -229,7 +235,11 @@ def test_bad_vocab_files(tmp_path, write, match):
         (lambda: twp.SubwordTextEncoder(["a", 3]), TypeError, "every subtoken must be a str"),
         (lambda: sl.build_to_target_size({}, 100), ValueError, "token_counts: empty"),
         (lambda: sl.build_to_target_size({"a": 1}, 100, reserved_tokens=["<EOS>"]), ValueError, "must start with"),
-        (lambda: sl.build_to_target_size({"a": 1}, 300, compat="tfds", reserved_tokens=["EOS"]), ValueError, "must mix"),
+        (
+            lambda: sl.build_to_target_size({"a": 1}, 300, compat="tfds", reserved_tokens=["EOS"]),
+            ValueError,
+            "must mix",
+        ),
         (lambda: sl.corpus_token_counts(["a"], compat="t2t2"), ValueError, "compat: expected one of"),
         (lambda: sl.build_to_target_size({"a": 1}, 100, min_val=5, max_val=2), ValueError, "min_val: 5 is greater"),
     ],
@@ -247,8 +257,13 @@ def test_encode_rejects_ids_and_decode_rejects_strings(learned):
 
 
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
-@given(st.dictionaries(st.one_of(st.text(max_size=8), st.text(alphabet="ab\x00", min_size=60, max_size=70)),
-                       st.integers(1, 10**6), max_size=20))
+@given(
+    st.dictionaries(
+        st.one_of(st.text(max_size=8), st.text(alphabet="ab\x00", min_size=60, max_size=70)),
+        st.integers(1, 10**6),
+        max_size=20,
+    )
+)
 def test_prefix_counts_equal_the_plain_loop(weights):
     """The NumPy prefix counting (exact per length; U+0000 and prefixes past 64 characters in Python)."""
     expected: dict[str, int] = {}

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from tensorflow.core.protobuf import saved_model_pb2
 
 import tf_wordpiece as twp
+from helpers.subword import decode_all, encode_all
 from tf_wordpiece import subword as sl
 from tf_wordpiece.export.converter import save_atomically
-from helpers.subword import decode_all, encode_all
 
 tfds = pytest.importorskip("tensorflow_datasets")
 from tensorflow_datasets.core.deprecated.text import text_encoder as tfds_text_encoder  # noqa: E402
@@ -71,7 +71,26 @@ def test_every_line_matches_tfds(ours, peer, multilingual, sample):
     assert set("".join(lines)) - set("".join(peer.subwords)), "the sample should bring characters tfds never saw"
 
 
-FRAGMENTS = ["_", "\\", "\\&undsc", "\\&", "undsc", " ", "  ", "a", "ab", "Z9", ",", ".\n", "é", "日本", "😀", "\t", "ǅ", "٣"]
+FRAGMENTS = [
+    "_",
+    "\\",
+    "\\&undsc",
+    "\\&",
+    "undsc",
+    " ",
+    "  ",
+    "a",
+    "ab",
+    "Z9",
+    ",",
+    ".\n",
+    "é",
+    "日本",
+    "😀",
+    "\t",
+    "ǅ",
+    "٣",
+]
 texts = st.lists(st.one_of(st.text(max_size=6), st.sampled_from(FRAGMENTS)), max_size=12).map("".join)
 
 
@@ -142,7 +161,9 @@ def test_reserved_tokens_at_the_same_place_longest_first():
     order; ours is the longest. Shortest first (one of tfds's possible orders) differs."""
     ours = twp.SubwordTextEncoder(TINY, compat="tfds")
     shortest = Peer(vocab_list=TINY)
-    shortest._tokenizer = tfds_text_encoder.Tokenizer(alphanum_only=False, reserved_tokens=["<b>", "<b>c", "\\&undsc", "x\\&"])
+    shortest._tokenizer = tfds_text_encoder.Tokenizer(
+        alphanum_only=False, reserved_tokens=["<b>", "<b>c", "\\&undsc", "x\\&"]
+    )
     ids = ours.encode(tf.constant(["<b>cd"])).to_list()[0]
     assert ids == longest_first(shortest).encode("<b>cd") == [TINY.index("<b>c") + 1, len(TINY) + ord("d") + 1]
     assert shortest.encode("<b>cd") != ids
@@ -224,7 +245,11 @@ def test_no_subwords_is_a_byte_encoder():
     "content, compat, match",
     [
         ("### SubwordTextEncoder\n'ab'\n", None, r"no '### Metadata:' line"),
-        ("### SubwordTextEncoder\n### Metadata: {}\n'ab'\nab\n", None, r"line 4 .* not a subword in single quotes: 'ab'"),
+        (
+            "### SubwordTextEncoder\n### Metadata: {}\n'ab'\nab\n",
+            None,
+            r"line 4 .* not a subword in single quotes: 'ab'",
+        ),
         ("### SubwordTextEncoder\n### Metadata: {}\n'ab'\n", "t2t", r"compat: 't2t', but .* in tfds's format"),
         ("'<pad>_'\n", "tfds", r"compat: 'tfds', but .* in t2t's format"),
     ],

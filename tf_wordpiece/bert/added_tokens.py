@@ -20,8 +20,23 @@ import tensorflow as tf
 from tf_wordpiece import unicode_tables as ut
 
 # Rust regex `\s` (Unicode White_Space), which HF's lstrip/rstrip remove next to a token.
-WHITE_SPACE = (0x9, 0xA, 0xB, 0xC, 0xD, 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F,
-               0x205F, 0x3000)
+WHITE_SPACE = (
+    0x9,
+    0xA,
+    0xB,
+    0xC,
+    0xD,
+    0x20,
+    0x85,
+    0xA0,
+    0x1680,
+    *range(0x2000, 0x200B),
+    0x2028,
+    0x2029,
+    0x202F,
+    0x205F,
+    0x3000,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -172,8 +187,10 @@ class AddedTokens:
         new_starts = tf.maximum(new_starts, tf.concat([[0], new_stops[:-1]], 0))
         return new_starts, token, new_stops - new_starts
 
-def _longest_written_at(patterns: Sequence[tuple[int, str]], starts: tf.Tensor, code_points: tf.Tensor,
-                        rows: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+
+def _longest_written_at(
+    patterns: Sequence[tuple[int, str]], starts: tf.Tensor, code_points: tf.Tensor, rows: tf.Tensor
+) -> tuple[tf.Tensor, tf.Tensor]:
     """(token, length) int32 [k]: the longest pattern written at each start within its string ((-1, 0) if none).
 
     Patterns of equal length: the first listed. All patterns are compared at

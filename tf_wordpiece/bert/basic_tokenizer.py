@@ -8,10 +8,9 @@ from typing import NamedTuple
 import numpy as np
 import tensorflow as tf
 
-from tf_wordpiece.base import TokenizerWithOffsets
-from tf_wordpiece.bert import normalizers
-from tf_wordpiece.bert import pre_tokenizers
 from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.base import TokenizerWithOffsets
+from tf_wordpiece.bert import normalizers, pre_tokenizers
 from tf_wordpiece.bert.added_tokens import AddedTokens
 from tf_wordpiece.bert.composition import Composer
 from tf_wordpiece.bert.normalizers import Normalizer
@@ -100,7 +99,8 @@ class BasicTokenizer(TokenizerWithOffsets):
         normalized = dict(self._normalized_patterns)
         with tf.init_scope():
             self._added_text = tf.constant(
-                [normalized.get(i, t.content) for i, t in enumerate(self.added_tokens.flags)] or [""], tf.string)
+                [normalized.get(i, t.content) for i, t in enumerate(self.added_tokens.flags)] or [""], tf.string
+            )
         # HF's normalizer puts spaces around CJK ideographs ("spaced"): its normalized-pass flags see them.
         flags = [self.added_tokens.flags[i] for i, _ in self._normalized_patterns]
         self._spaced = None
@@ -160,7 +160,9 @@ class BasicTokenizer(TokenizerWithOffsets):
         rows = rows_of_values(chars.row_splits[:-1], tf.size(code_points))
         begin = starts.flat_values
         is_last = rows != tf.concat([rows[1:], [-1]], 0)
-        end = tf.where(is_last, tf.gather(tf.cast(tf.strings.length(strings), tf.int64), rows), tf.concat([begin[1:], [0]], 0))
+        end = tf.where(
+            is_last, tf.gather(tf.cast(tf.strings.length(strings), tf.int64), rows), tf.concat([begin[1:], [0]], 0)
+        )
 
         if self.added_tokens.raw:
             code_points, rows, begin, end = self._mark_raw_added_tokens(code_points, rows, begin, end)
@@ -243,7 +245,9 @@ class BasicTokenizer(TokenizerWithOffsets):
             end = tf.gather(end, matches.last)
         normalized_end = tf.gather(normalized_end, matches.last)
         keep = tf.reshape(tf.where(~matches.covered), [-1])
-        return tuple(tf.gather(t, keep) for t in (normalized, classes, rows, begin, end, normalized_begin, normalized_end))
+        return tuple(
+            tf.gather(t, keep) for t in (normalized, classes, rows, begin, end, normalized_begin, normalized_end)
+        )
 
     def _take_cjk_spaces(self, matches, spaced, rows, begin, end):
         """Offsets of HF's lstrip / rstrip matches that take the space its normalizer put beside a CJK ideograph.
@@ -322,7 +326,9 @@ def _encode(chars: tf.RaggedTensor) -> tf.Tensor:
     return tf.strings.unicode_encode(chars.with_flat_values(values), "UTF-8")
 
 
-def _normalized_offsets(normalized: tf.Tensor, rows: tf.Tensor, source_length: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+def _normalized_offsets(
+    normalized: tf.Tensor, rows: tf.Tensor, source_length: tf.Tensor
+) -> tuple[tf.Tensor, tf.Tensor]:
     """Byte offsets of each normalized code point within its normalized string (int64).
 
     Invalid UTF-8 keeps its own length (`source_length`, the bytes it came from).
@@ -366,7 +372,9 @@ def tf_text_basic_tokenizer(
 def check_tf_text_normalization(normalization_form: str | None, *, lower_case: bool) -> None:
     """tensorflow_text's normalization options that tf_wordpiece reproduces; a ValueError for the others."""
     if normalization_form not in normalizers.NORMALIZATION_FORMS:
-        raise ValueError(f"normalization_form: expected one of {list(normalizers.NORMALIZATION_FORMS)}, got {normalization_form!r}")
+        raise ValueError(
+            f"normalization_form: expected one of {list(normalizers.NORMALIZATION_FORMS)}, got {normalization_form!r}"
+        )
     if lower_case and normalization_form not in (None, "NFD"):
         raise ValueError(
             f"normalization_form: lower_case=True already applies NFD, got normalization_form={normalization_form!r}; "

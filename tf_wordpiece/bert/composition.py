@@ -123,8 +123,10 @@ class Composer(tf.Module):
             c, cc = tf.gather(cps, at), tf.gather(ccc, at)
             pos, val, lst = tf.gather(cur_pos, active), tf.gather(cur_val, active), tf.gather(last, active)
             unblocked = (pos >= 0) & (c >= 0) & tf.where(cc == 0, lst < 0, lst < cc)
-            key = tf.bitwise.bitwise_or(tf.bitwise.left_shift(tf.cast(tf.maximum(val, 0), tf.int64), _CP_BITS),
-                                        tf.cast(tf.maximum(c, 0), tf.int64))
+            key = tf.bitwise.bitwise_or(
+                tf.bitwise.left_shift(tf.cast(tf.maximum(val, 0), tf.int64), _CP_BITS),
+                tf.cast(tf.maximum(c, 0), tf.int64),
+            )
             composite = tf.where(unblocked, tf.cast(self._pairs.lookup(key), tf.int32), -1)
             composed = composite >= 0
             done = tf.boolean_mask(pos, composed)[:, None]
@@ -135,12 +137,19 @@ class Composer(tf.Module):
             val = tf.where(composed, composite, tf.where(new_starter, c, val))
             lst = tf.where(composed, lst, tf.where(new_starter, -1, tf.maximum(lst, cc)))
             index = active[:, None]
-            return (k + 1, cps, owner, tf.tensor_scatter_nd_update(cur_pos, index, pos),
-                    tf.tensor_scatter_nd_update(cur_val, index, val), tf.tensor_scatter_nd_update(last, index, lst))
+            return (
+                k + 1,
+                cps,
+                owner,
+                tf.tensor_scatter_nd_update(cur_pos, index, pos),
+                tf.tensor_scatter_nd_update(cur_val, index, val),
+                tf.tensor_scatter_nd_update(last, index, lst),
+            )
 
         longest = tf.reduce_max(tf.concat([seg_length, [0]], 0))
         _, cps, owner, *_ = tf.while_loop(
-            lambda k, *_: k < longest, step, (tf.constant(1), cps, owner, cur_pos, cur_val, last))
+            lambda k, *_: k < longest, step, (tf.constant(1), cps, owner, cur_pos, cur_val, last)
+        )
         kept = owner == position
         keep = tf.reshape(tf.where(kept), [-1])
         numbered = tf.cumsum(tf.cast(kept, tf.int32)) - 1  # output index of each kept position

@@ -28,7 +28,9 @@ def wordpiece_detokenize(token_ids, tokens: tf.Tensor, suffix_indicator: str, un
     size = tf.cast(tf.size(tokens), ids.dtype)
 
     def lookup(flat_ids):
-        with tf.control_dependencies([tf.debugging.assert_non_negative(flat_ids, message="token_ids: ids must be >= 0")]):
+        with tf.control_dependencies(
+            [tf.debugging.assert_non_negative(flat_ids, message="token_ids: ids must be >= 0")]
+        ):
             return tf.gather(table, tf.minimum(flat_ids, size))
 
     if isinstance(ids, tf.RaggedTensor):
@@ -44,8 +46,17 @@ def wordpiece_detokenize(token_ids, tokens: tf.Tensor, suffix_indicator: str, un
 
 # tokenizers' WordPiece decoder cleanup (decoders/wordpiece.rs), applied to each token on its own.
 WORDPIECE_CLEANUP = (
-    (" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
-    (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"),
+    (" .", "."),
+    (" ?", "?"),
+    (" !", "!"),
+    (" ,", ","),
+    (" ' ", "'"),
+    (" n't", "n't"),
+    (" 'm", "'m"),
+    (" do not", " don't"),
+    (" 's", "'s"),
+    (" 've", "'ve"),
+    (" 're", "'re"),
 )
 # transformers' clean_up_tokenization: the same rules but "do not", on the whole decoded string.
 TRANSFORMERS_CLEANUP = tuple(rule for rule in WORDPIECE_CLEANUP if rule[0] != " do not")

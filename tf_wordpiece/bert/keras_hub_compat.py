@@ -58,20 +58,38 @@ class KerasHubWordPiece(Tokenizer):
     [[[1], [2, 3], [4], [5]], [[6]]]
     """
 
-    def __init__(self, vocab: VocabLike, *, lowercase: bool = False, strip_accents: bool = False, split: bool = True,
-                 split_on_cjk: bool = True, suffix_indicator: str = "##", oov_token: str = "[UNK]"):
+    def __init__(
+        self,
+        vocab: VocabLike,
+        *,
+        lowercase: bool = False,
+        strip_accents: bool = False,
+        split: bool = True,
+        split_on_cjk: bool = True,
+        suffix_indicator: str = "##",
+        oov_token: str = "[UNK]",
+    ):
         super().__init__()
         self.lowercase, self.strip_accents = bool(lowercase), bool(strip_accents)
         self.split, self.split_on_cjk = bool(split), bool(split_on_cjk)
         self._composer = Composer() if lowercase or strip_accents else None
         self._nfd = _table_lookup("nfd") if strip_accents else None
-        self._mn = ut.CodePointLookup(ut.range_mask(ut.peer_tables()["tf_text"]["mn"]).astype(np.int32)) \
-            if strip_accents else None
+        self._mn = (
+            ut.CodePointLookup(ut.range_mask(ut.peer_tables()["tf_text"]["mn"]).astype(np.int32))
+            if strip_accents
+            else None
+        )
         self._casefold = _table_lookup("casefold") if lowercase else None
-        self._splitter = BasicTokenizer(normalizers.tf_text_normalizer(lower_case=False, normalization_form=None),
-                                        _pre_tokenizer(split_on_cjk)) if split else None
-        self.wordpiece = WordpieceTokenizer(vocab, suffix_indicator=suffix_indicator, unknown_token=oov_token,
-                                            max_bytes_per_word=MAX_BYTES_PER_WORD)
+        self._splitter = (
+            BasicTokenizer(
+                normalizers.tf_text_normalizer(lower_case=False, normalization_form=None), _pre_tokenizer(split_on_cjk)
+            )
+            if split
+            else None
+        )
+        self.wordpiece = WordpieceTokenizer(
+            vocab, suffix_indicator=suffix_indicator, unknown_token=oov_token, max_bytes_per_word=MAX_BYTES_PER_WORD
+        )
 
     def tokenize(self, strings) -> tf.RaggedTensor:
         """See the shapes above."""

@@ -60,8 +60,14 @@ class MaxMatcher(tf.Module):
         instead of failing the word. Defaults to False.
     """
 
-    def __init__(self, tokens: Sequence[str], *, suffix_indicator: str, max_piece_chars: int | None = None,
-                 split_unknown_characters: bool = False):
+    def __init__(
+        self,
+        tokens: Sequence[str],
+        *,
+        suffix_indicator: str,
+        max_piece_chars: int | None = None,
+        split_unknown_characters: bool = False,
+    ):
         super().__init__()
         self.split_unknown_characters = split_unknown_characters
         self._piece_table = _piece_table(tokens, suffix_indicator, max_piece_chars)
@@ -100,13 +106,16 @@ class MaxMatcher(tf.Module):
         cand_seg, cand_end = rows_and_positions(seg_count, first=seg_char + 1, out_type=tf.int64)
         byte_start = tf.gather(seg_byte_start, cand_seg)
         cand_id = self._piece_table.lookup(
-            tf.strings.substr(joined, byte_start, tf.gather(char_starts, cand_end) - byte_start))
+            tf.strings.substr(joined, byte_start, tf.gather(char_starts, cand_end) - byte_start)
+        )
         # Each segment's longest piece is its largest e << 32 | id (a miss, id -1, makes -1).
         best = tf.math.unsorted_segment_max(
-            tf.bitwise.bitwise_or(tf.bitwise.left_shift(cand_end, 32), cand_id), cand_seg, tf.size(seg_char))
+            tf.bitwise.bitwise_or(tf.bitwise.left_shift(cand_end, 32), cand_id), cand_seg, tf.size(seg_char)
+        )
         if self.split_unknown_characters:  # no match: the character alone, as an unknown piece
-            unknown = tf.bitwise.bitwise_or(tf.bitwise.left_shift(tf.cast(seg_char, tf.int64) + 1, 32),
-                                            _UNKNOWN_CHARACTER_BITS)
+            unknown = tf.bitwise.bitwise_or(
+                tf.bitwise.left_shift(tf.cast(seg_char, tf.int64) + 1, 32), _UNKNOWN_CHARACTER_BITS
+            )
             best = tf.where(best >= 0, best, unknown)
         best_end_char = tf.cast(tf.bitwise.right_shift(best, 32), tf.int32)
 
@@ -114,9 +123,11 @@ class MaxMatcher(tf.Module):
         # 0..n): node k is the start of character k + 1 of `joined`.
         num_nodes = tf.reduce_sum(n_chars + 1)
         fail = num_nodes  # `follow`'s absorbing node: "no piece matches here"
-        # Word ends jump to themselves. One spare node, sliced off: TFLite's ScatterNd divides by zero on an empty output.
+        # Word ends jump to themselves. One spare node, sliced off:
+        # TFLite's ScatterNd divides by zero on an empty output.
         jump = tf.tensor_scatter_nd_update(
-            tf.range(num_nodes + 1), seg_char[:, None] - 1, tf.where(best >= 0, best_end_char - 1, fail))[:-1]
+            tf.range(num_nodes + 1), seg_char[:, None] - 1, tf.where(best >= 0, best_end_char - 1, fail)
+        )[:-1]
         first_node = tf.cumsum(n_chars + 1, exclusive=True)
         reached = follow(jump, first_node, num_nodes, tf.reduce_max(tf.concat([n_chars, [0]], 0)))
         failed = ~tf.gather(reached, first_node + n_chars)

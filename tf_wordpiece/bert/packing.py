@@ -53,15 +53,22 @@ class FixedLengthTemplate:
         if not 1 <= len(segments) <= 2:
             raise ValueError(f"segments: expected one or two, got {len(segments)}")
         if isinstance(seq_length, bool) or not isinstance(seq_length, int) or seq_length < 1 + len(segments):
-            raise ValueError(f"seq_length: expected an int >= {1 + len(segments)} ([CLS] and a [SEP] per segment), "
-                             f"got {seq_length!r}")
+            raise ValueError(
+                f"seq_length: expected an int >= {1 + len(segments)} ([CLS] and a [SEP] per segment), "
+                f"got {seq_length!r}"
+            )
         budget = seq_length - 1 - len(segments)  # [CLS] and one [SEP] per segment
         if self.trimming == "round_robin":
             keep = round_robin_lengths([s.ids for s in segments], budget)
-            segments = [Segment(*(None if t is None else head(t, keep[:, i]) for t in s)) for i, s in enumerate(segments)]
+            segments = [
+                Segment(*(None if t is None else head(t, keep[:, i]) for t in s)) for i, s in enumerate(segments)
+            ]
         else:
-            segments = [s for s in truncate(segments[0], segments[1] if len(segments) == 2 else None, budget,
-                                            "longest_first") if s is not None]
+            segments = [
+                s
+                for s in truncate(segments[0], segments[1] if len(segments) == 2 else None, budget, "longest_first")
+                if s is not None
+            ]
         return self._write(segments, seq_length)
 
     def _write(self, segments: list[Segment], seq_length: int) -> Encoding:
@@ -69,8 +76,10 @@ class FixedLengthTemplate:
         position = tf.range(seq_length, dtype=tf.int64)[None, :]  # [1, seq_length]
         batch = segments[0].ids.nrows()
         shape = tf.stack([batch, tf.constant(seq_length, batch.dtype)])
-        ids = tf.tile(tf.where(position == 0, tf.constant(self.cls_id, tf.int64), tf.constant(self.pad_id, tf.int64)),
-                      tf.stack([batch, tf.constant(1, batch.dtype)]))
+        ids = tf.tile(
+            tf.where(position == 0, tf.constant(self.cls_id, tf.int64), tf.constant(self.pad_id, tf.int64)),
+            tf.stack([batch, tf.constant(1, batch.dtype)]),
+        )
         types = tf.zeros_like(ids)
         sequence = word = -tf.ones_like(ids)
         begin = end = tf.zeros_like(ids)
@@ -87,18 +96,25 @@ class FixedLengthTemplate:
                 dense = tf.reshape(field.to_tensor(default_value=0, shape=shape), [-1])
                 return tf.where(inside, tf.gather(dense, at), current)
 
-            ids, word, begin, end = (place(f, c) for f, c in ((segment.ids, ids), (segment.word, word),
-                                                              (segment.begin, begin), (segment.end, end)))
+            ids, word, begin, end = (
+                place(f, c)
+                for f, c in ((segment.ids, ids), (segment.word, word), (segment.begin, begin), (segment.end, end))
+            )
             ids = tf.where(position == start + length, tf.constant(self.sep_id, tf.int64), ids)
             types = tf.where((position >= start) & (position <= start + length), tf.constant(index, tf.int64), types)
             sequence = tf.where(inside, tf.constant(index, tf.int64), sequence)
             start += length + 1
         attention = tf.cast(position < start, tf.int64)
         in_text = sequence >= 0
-        return Encoding(ids=ids, type_ids=types, attention_mask=attention,
-                        offsets=tf.stack([begin, end], axis=-1),
-                        special_tokens_mask=tf.cast(~in_text, tf.int64),
-                        word_ids=tf.where(in_text, word, -1), sequence_ids=sequence)
+        return Encoding(
+            ids=ids,
+            type_ids=types,
+            attention_mask=attention,
+            offsets=tf.stack([begin, end], axis=-1),
+            special_tokens_mask=tf.cast(~in_text, tf.int64),
+            word_ids=tf.where(in_text, word, -1),
+            sequence_ids=sequence,
+        )
 
 
 def round_robin_lengths(segments: Sequence[tf.RaggedTensor], budget: int) -> tf.Tensor:

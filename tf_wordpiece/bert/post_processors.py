@@ -99,14 +99,23 @@ class TemplateProcessing:
         self.pad_id, self.pad_type_id, self.pad_token = int(pad_id), int(pad_type_id), pad_token
 
     @classmethod
-    def bert(cls, *, cls_id: int, sep_id: int, cls_token: str = "[CLS]", sep_token: str = "[SEP]",
-             pad_id: int = 0, pad_token: str = "[PAD]") -> "TemplateProcessing":
+    def bert(
+        cls,
+        *,
+        cls_id: int,
+        sep_id: int,
+        cls_token: str = "[CLS]",
+        sep_token: str = "[SEP]",
+        pad_id: int = 0,
+        pad_token: str = "[PAD]",
+    ) -> "TemplateProcessing":
         """BERT's `[CLS] $A [SEP]` and `[CLS] $A [SEP] $B:1 [SEP]:1`."""
         return cls(
             [(cls_token, 0), ("A", 0), (sep_token, 0)],
             [(cls_token, 0), ("A", 0), (sep_token, 0), ("B", 1), (sep_token, 1)],
             {cls_token: [cls_id], sep_token: [sep_id]},
-            pad_id=pad_id, pad_token=pad_token,
+            pad_id=pad_id,
+            pad_token=pad_token,
         )
 
     def added_tokens(self, is_pair: bool) -> int:
@@ -167,9 +176,10 @@ class TemplateProcessing:
         if padding == "max_length":
             # A dense batch cannot hold rows past max_length (HF leaves them longer).
             check = tf.debugging.assert_less_equal(
-                lengths, length,
+                lengths,
+                length,
                 message=f"padding='max_length': a row has more than max_length={max_length} tokens; "
-                        "pass truncation='longest_first' (or another strategy) or padding='longest'",
+                "pass truncation='longest_first' (or another strategy) or padding='longest'",
             )
             with tf.control_dependencies([check]):
                 length = tf.identity(length)
@@ -246,7 +256,8 @@ def truncate(first: Segment, second: Segment | None, max_length: int, strategy: 
     if second is None:
         if strategy == "only_second" and max_length > 0:
             check = tf.debugging.assert_less_equal(
-                n1, tf.constant(max_length, tf.int64),
+                n1,
+                tf.constant(max_length, tf.int64),
                 message="Truncation error: Second sequence not provided (truncation='only_second' on single inputs)",
             )
             with tf.control_dependencies([check]):
@@ -263,9 +274,10 @@ def truncate(first: Segment, second: Segment | None, max_length: int, strategy: 
         to_remove = tf.maximum(total - max_length, 0)
         target = n1 if strategy == "only_first" else n2
         check = tf.debugging.assert_equal(
-            tf.reduce_all((to_remove == 0) | (target > to_remove)), True,
+            tf.reduce_all((to_remove == 0) | (target > to_remove)),
+            True,
             message=f"Truncation error: Sequence to truncate too short to respect the provided max_length "
-                    f"(truncation={strategy!r})",
+            f"(truncation={strategy!r})",
         )
         with tf.control_dependencies([check]):
             target = tf.identity(target) - to_remove
@@ -313,7 +325,9 @@ def _checked_template(name: str, template, special_tokens, *, allowed) -> tuple[
         if piece in SEQUENCES and piece not in allowed:
             raise ValueError(f"{name}: the {name} template cannot hold ${piece}; got {pieces}")
         if piece not in SEQUENCES and piece not in special_tokens:
-            raise ValueError(f"{name}: special token {piece!r} is not in special_tokens {sorted(special_tokens)}; add its ids")
+            raise ValueError(
+                f"{name}: special token {piece!r} is not in special_tokens {sorted(special_tokens)}; add its ids"
+            )
     for sequence in allowed:
         if [p for p, _ in pieces].count(sequence) != 1:
             raise ValueError(f"{name}: the {name} template must hold ${sequence} exactly once, got {pieces}")

@@ -11,7 +11,6 @@ Python's `str.split()`).
 from __future__ import annotations
 
 import functools
-
 from typing import NamedTuple
 
 import numpy as np
@@ -46,8 +45,14 @@ class PreTokenizer:
         non-word characters.
     """
 
-    def __init__(self, *, whitespace: np.ndarray, isolated: np.ndarray, keep_whitespace: bool = False,
-                 spaced: np.ndarray | None = None):
+    def __init__(
+        self,
+        *,
+        whitespace: np.ndarray,
+        isolated: np.ndarray,
+        keep_whitespace: bool = False,
+        spaced: np.ndarray | None = None,
+    ):
         classes = np.full(ut.NUM_CODE_POINTS, WORD, dtype=np.int32)
         classes[isolated] = ISOLATED
         classes[whitespace] = WHITESPACE
@@ -100,8 +105,21 @@ def hf_pre_tokenizer(*, handle_chinese_chars: bool = True) -> PreTokenizer:
 
 # Punctuation new in Unicode 16, which the ICU of tensorflow_text's FastWordpieceTokenizer has and the
 # shipped tf_text table (RE2's \\p{P}, Unicode 15) lacks.
-_UNICODE_16_PUNCTUATION = (0x1B4E, 0x1B4F, 0x1B7F, 0x10D6E, 0x113D4, 0x113D5, 0x113D7, 0x113D8, 0x11BE1, 0x16D6D,
-                           0x16D6E, 0x16D6F, 0x1E5FF)
+_UNICODE_16_PUNCTUATION = (
+    0x1B4E,
+    0x1B4F,
+    0x1B7F,
+    0x10D6E,
+    0x113D4,
+    0x113D5,
+    0x113D7,
+    0x113D8,
+    0x11BE1,
+    0x16D6D,
+    0x16D6E,
+    0x16D6F,
+    0x1E5FF,
+)
 
 
 @functools.cache  # the tables are immutable; every end-to-end FastWordpieceTokenizer shares them
@@ -123,8 +141,18 @@ def fast_wordpiece_pre_tokenizer() -> PreTokenizer:
 
 
 # Python's str.isspace() code points (category Zs, or bidirectional class WS, B or S), which str.split() splits on.
-PYTHON_WHITESPACE = ((0x09, 0x0D), (0x1C, 0x20), (0x85, 0x85), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
-                     (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000))
+PYTHON_WHITESPACE = (
+    (0x09, 0x0D),
+    (0x1C, 0x20),
+    (0x85, 0x85),
+    (0xA0, 0xA0),
+    (0x1680, 0x1680),
+    (0x2000, 0x200A),
+    (0x2028, 0x2029),
+    (0x202F, 0x202F),
+    (0x205F, 0x205F),
+    (0x3000, 0x3000),
+)
 
 
 @functools.cache  # the tables are immutable; tokenizers with the same options share them

@@ -67,15 +67,22 @@ class TfTextRecipe:
 
     def basic_tokenizer(self, added_tokens: AddedTokens | None = None) -> BasicTokenizer:
         """The words of `tensorflow_text.BasicTokenizer` (the learner splits with the same one)."""
-        return tf_text_basic_tokenizer(lower_case=self.lower_case, keep_whitespace=self.keep_whitespace,
-                                       normalization_form=self.normalization_form,
-                                       preserve_unused_token=self.preserve_unused_token, added_tokens=added_tokens)
+        return tf_text_basic_tokenizer(
+            lower_case=self.lower_case,
+            keep_whitespace=self.keep_whitespace,
+            normalization_form=self.normalization_form,
+            preserve_unused_token=self.preserve_unused_token,
+            added_tokens=added_tokens,
+        )
 
     def wordpiece_options(self) -> dict:
         """`WordpieceTokenizer` keyword arguments."""
-        return dict(max_bytes_per_word=self.max_bytes_per_word, max_chars_per_word=self.max_input_chars_per_word,
-                    max_chars_per_token=self.max_chars_per_token,
-                    split_unknown_characters=self.split_unknown_characters)
+        return dict(
+            max_bytes_per_word=self.max_bytes_per_word,
+            max_chars_per_word=self.max_input_chars_per_word,
+            max_chars_per_token=self.max_chars_per_token,
+            split_unknown_characters=self.split_unknown_characters,
+        )
 
     def default_special_tokens(self, has_token) -> list[str]:
         """None: tensorflow_text splits `[MASK]` written in text like any word."""
@@ -122,9 +129,11 @@ class HfRecipe:
             # transformers ignores these without its basic tokenizer: refuse them rather than drop them.
             ignored = {name: getattr(self, name) for name in ("lower_case", "strip_accents") if getattr(self, name)}
             if ignored:
-                raise ValueError(f"{', '.join(f'{k}={v!r}' for k, v in ignored.items())}: has no effect with "
-                                 "do_basic_tokenize=False (transformers then neither normalizes nor lowercases); "
-                                 "drop it or pass lower_case=False")
+                raise ValueError(
+                    f"{', '.join(f'{k}={v!r}' for k, v in ignored.items())}: has no effect with "
+                    "do_basic_tokenize=False (transformers then neither normalizes nor lowercases); "
+                    "drop it or pass lower_case=False"
+                )
 
     @property
     def strips_accents(self) -> bool:
@@ -132,8 +141,9 @@ class HfRecipe:
 
     def basic_tokenizer(self, added_tokens: AddedTokens | None = None) -> BasicTokenizer:
         if self.do_basic_tokenize:
-            normalizer = normalizers.hf_normalizer(clean_text=self.clean_text, strip_accents=self.strips_accents,
-                                                   lowercase=self.lower_case)
+            normalizer = normalizers.hf_normalizer(
+                clean_text=self.clean_text, strip_accents=self.strips_accents, lowercase=self.lower_case
+            )
             pre_tokenizer = pre_tokenizers.hf_pre_tokenizer(handle_chinese_chars=self.handle_chinese_chars)
         else:
             normalizer = normalizers.hf_normalizer(clean_text=False, strip_accents=False, lowercase=False)
@@ -149,8 +159,10 @@ class HfRecipe:
 
     def check_unknown_token(self, unknown_token: str | None) -> None:
         if unknown_token is None:
-            raise ValueError("unknown_token: None is only for compat='tf_text' (Hugging Face's WordPiece needs one); "
-                             "pass a token of the vocabulary")
+            raise ValueError(
+                "unknown_token: None is only for compat='tf_text' (Hugging Face's WordPiece needs one); "
+                "pass a token of the vocabulary"
+            )
 
     # tokenizer.json: the BertNormalizer object and the WordPiece model's limit are read into and written from here.
     @classmethod
@@ -161,16 +173,29 @@ class HfRecipe:
         (every flag on, strip_accents None). Field types are checked by the reader.
         """
         if normalizer is None:
-            return cls(clean_text=False, handle_chinese_chars=False, strip_accents=False,
-                       max_input_chars_per_word=max_input_chars_per_word)
-        return cls(lower_case=normalizer.get("lowercase", True), clean_text=normalizer.get("clean_text", True),
-                   handle_chinese_chars=normalizer.get("handle_chinese_chars", True),
-                   strip_accents=normalizer.get("strip_accents"), max_input_chars_per_word=max_input_chars_per_word)
+            return cls(
+                clean_text=False,
+                handle_chinese_chars=False,
+                strip_accents=False,
+                max_input_chars_per_word=max_input_chars_per_word,
+            )
+        return cls(
+            lower_case=normalizer.get("lowercase", True),
+            clean_text=normalizer.get("clean_text", True),
+            handle_chinese_chars=normalizer.get("handle_chinese_chars", True),
+            strip_accents=normalizer.get("strip_accents"),
+            max_input_chars_per_word=max_input_chars_per_word,
+        )
 
     def tokenizer_json_normalizer(self) -> dict:
         """The BertNormalizer object of a tokenizer.json."""
-        return {"type": "BertNormalizer", "clean_text": self.clean_text, "handle_chinese_chars": self.handle_chinese_chars,
-                "strip_accents": self.strip_accents, "lowercase": self.lower_case}
+        return {
+            "type": "BertNormalizer",
+            "clean_text": self.clean_text,
+            "handle_chinese_chars": self.handle_chinese_chars,
+            "strip_accents": self.strip_accents,
+            "lowercase": self.lower_case,
+        }
 
 
 RECIPES = {recipe.compat: recipe for recipe in (TfTextRecipe, HfRecipe)}
@@ -192,13 +217,17 @@ def recipe_for(compat: str, options: Mapping) -> TfTextRecipe | HfRecipe:
             continue
         modes = [mode for mode, other in RECIPES.items() if name in _fields(other)]
         if not modes:
-            raise TypeError(f"{name}: not an option of BertTokenizer; compat={compat!r} takes {sorted(own)} and "
-                            "the options in BertTokenizer's signature")
+            raise TypeError(
+                f"{name}: not an option of BertTokenizer; compat={compat!r} takes {sorted(own)} and "
+                "the options in BertTokenizer's signature"
+            )
         if value is not None and value != _fields(RECIPES[modes[0]])[name]:
             foreign[name] = (value, modes[0])
     if foreign:
-        raise ValueError(", ".join(f"{k}={v!r}" for k, (v, _) in foreign.items())
-                         + f": only for compat={_one_mode(foreign)!r}; drop it or pass compat={_one_mode(foreign)!r}")
+        raise ValueError(
+            ", ".join(f"{k}={v!r}" for k, (v, _) in foreign.items())
+            + f": only for compat={_one_mode(foreign)!r}; drop it or pass compat={_one_mode(foreign)!r}"
+        )
     return recipe(**{name: value for name, value in options.items() if name in own})
 
 
@@ -210,4 +239,3 @@ def _fields(recipe: type) -> dict:
 def _one_mode(foreign: dict) -> str:
     (mode,) = {mode for _, mode in foreign.values()}  # two modes only: the other one
     return mode
-

@@ -16,6 +16,7 @@ from typing import Sequence
 
 from tf_wordpiece import unicode_tables as ut
 
+
 class ReferenceBertTokenizer:
     """Pure-Python twin of `BertTokenizer` (compat "tf_text" or "hf", ids only)."""
 

@@ -41,9 +41,11 @@ def words_never_span_spaces(basic_tokenizer: BasicTokenizer) -> bool:
     for token in basic_tokenizer.added_tokens.flags:
         if token.lstrip or token.rstrip or token.normalized or any(ord(c) in WHITE_SPACE for c in token.content):
             return False
-    return bool(not basic_tokenizer.pre_tokenizer.keep_whitespace
-                and basic_tokenizer.normalizer.dense_rows[SPACE] == 0
-                and basic_tokenizer.pre_tokenizer.dense_classes[SPACE] == WHITESPACE)
+    return bool(
+        not basic_tokenizer.pre_tokenizer.keep_whitespace
+        and basic_tokenizer.normalizer.dense_rows[SPACE] == 0
+        and basic_tokenizer.pre_tokenizer.dense_classes[SPACE] == WHITESPACE
+    )
 
 
 class Chunks(NamedTuple):
@@ -91,7 +93,8 @@ def scatter_to_chunks(outputs: tuple, chunks: Chunks, starts: tf.Tensor) -> tupl
     pieces, begin, end = outputs
     # One ragged gather of piece indices carries the structure; the values follow with flat gathers.
     index = tf.RaggedTensor.from_nested_row_splits(
-        tf.range(tf.size(pieces.flat_values, out_type=tf.int64)), pieces.nested_row_splits, validate=False)
+        tf.range(tf.size(pieces.flat_values, out_type=tf.int64)), pieces.nested_row_splits, validate=False
+    )
     gathered = tf.gather(index, chunks.occurrence)
     word_splits, piece_splits = gathered.nested_row_splits
     piece_index = gathered.flat_values
@@ -102,7 +105,9 @@ def scatter_to_chunks(outputs: tuple, chunks: Chunks, starts: tf.Tensor) -> tupl
     splits = [string_splits, piece_splits]
     return (
         tf.RaggedTensor.from_nested_row_splits(tf.gather(pieces.flat_values, piece_index), splits, validate=False),
-        tf.RaggedTensor.from_nested_row_splits(tf.gather(begin.flat_values, piece_index) + shift, splits, validate=False),
+        tf.RaggedTensor.from_nested_row_splits(
+            tf.gather(begin.flat_values, piece_index) + shift, splits, validate=False
+        ),
         tf.RaggedTensor.from_nested_row_splits(tf.gather(end.flat_values, piece_index) + shift, splits, validate=False),
     )
 
@@ -114,7 +119,8 @@ def normalized_lengths(strings: tf.Tensor, basic_tokenizer: BasicTokenizer) -> t
     as U+FFFD with `"replace"`. For tokenizers without added tokens.
     """
     chars, starts = tf.strings.unicode_decode_with_offsets(
-        strings, "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8)
+        strings, "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8
+    )
     code_points = chars.flat_values
     if basic_tokenizer.invalid_utf8 == "replace":
         code_points = tf.where(code_points == ut.INVALID_UTF8, ut.REPLACEMENT_CHARACTER, code_points)
@@ -134,8 +140,10 @@ def _normalized_byte_lengths(normalizer: Normalizer) -> ut.CodePointLookup:
     """Code point -> the UTF-8 byte length of its normalization; -1 for invalid UTF-8 left as it is."""
     code_points = np.arange(ut.NUM_CODE_POINTS)
     own = 1 + (code_points >= 0x80) + (code_points >= 0x800) + (code_points >= 0x10000)
-    row_bytes = np.array([0] + [len("".join(map(chr, out)).encode("utf-8", "surrogatepass"))
-                                for out in normalizer.row_outputs[1:]], np.int64)
+    row_bytes = np.array(
+        [0] + [len("".join(map(chr, out)).encode("utf-8", "surrogatepass")) for out in normalizer.row_outputs[1:]],
+        np.int64,
+    )
     rows = normalizer.dense_rows
     lengths = np.where(rows == 0, own, row_bytes[rows])
     if rows[ut.INVALID_UTF8] == 0:

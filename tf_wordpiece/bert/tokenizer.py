@@ -15,11 +15,20 @@ from tf_wordpiece.bert.decoders import WordPieceDecoder, hf_wordpiece_decode
 from tf_wordpiece.bert.post_processors import Encoding, Segment, TemplateProcessing, check_encode_options
 from tf_wordpiece.bert.recipes import recipe_for
 from tf_wordpiece.bert.tokenizer_json import bert_kwargs_from_tokenizer_json, write_tokenizer_json
-from tf_wordpiece.vocab import Vocab, VocabLike
-from tf_wordpiece.shapes import (as_ids, as_strings, gather_in_rows, map_over_strings, merge_words,
-                                 rows_and_positions, rows_to_splits, scalar_as_batch, value_rows,
-                                 as_string_batch, as_word_batch)
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
+from tf_wordpiece.shapes import (
+    as_ids,
+    as_string_batch,
+    as_word_batch,
+    gather_in_rows,
+    map_over_strings,
+    merge_words,
+    rows_and_positions,
+    rows_to_splits,
+    scalar_as_batch,
+    value_rows,
+)
+from tf_wordpiece.vocab import Vocab, VocabLike
 
 OFFSET_MODES = ("original", "normalized")
 CORES = ("string", "numeric", "xla")
@@ -145,7 +154,8 @@ class BertTokenizer(TokenizerWithOffsets, Detokenizer):
         )
         # Whether each distinct space-separated chunk of a batch can be tokenized once (exact; see space_chunks).
         self._by_chunks = space_chunks.words_never_span_spaces(self.basic_tokenizer) and (
-            offsets == "original" or not (self.added_tokens or self.basic_tokenizer.normalizer.compose))
+            offsets == "original" or not (self.added_tokens or self.basic_tokenizer.normalizer.compose)
+        )
         self.post_processor = post_processor if post_processor is not None else self._bert_template()
         self.decoder = WordPieceDecoder(suffix_indicator, True) if decoder is _BERT_DECODER else decoder
         self._decode_tokens, self._decode_special = self._decode_tables()
@@ -171,8 +181,10 @@ class BertTokenizer(TokenizerWithOffsets, Detokenizer):
         }
         given = {name: value for name, value in unsupported.items() if value}
         if given:
-            raise ValueError(f"core={self.core!r}: the numeric core does not take "
-                             f"{', '.join(f'{k}={v!r}' for k, v in given.items())}; use core='string' for it")
+            raise ValueError(
+                f"core={self.core!r}: the numeric core does not take "
+                f"{', '.join(f'{k}={v!r}' for k, v in given.items())}; use core='string' for it"
+            )
         return NumericCore(
             normalizer=basic.normalizer,
             pre_tokenizer=basic.pre_tokenizer,
@@ -217,7 +229,8 @@ class BertTokenizer(TokenizerWithOffsets, Detokenizer):
         special = [False] * size
         specials = {t.content for t in self.added_tokens if t.special}
         for t in self.added_tokens:
-            # Like tokenizers: a normalized=True token decodes to its normalized form, special if that is a special's content.
+            # Like tokenizers: a normalized=True token decodes to its normalized form,
+            # special if that is a special's content.
             text = self.basic_tokenizer.hf_normalized(t.content) if t.normalized else t.content
             tokens[t.id], special[t.id] = text, text in specials
         with tf.init_scope():
@@ -320,8 +333,13 @@ class BertTokenizer(TokenizerWithOffsets, Detokenizer):
         if self.wordpiece_tokenizer.token_out_type == tf.string:
             raise ValueError("token_out_type: encode returns ids; build the tokenizer with token_out_type=tf.int64")
         truncation, padding = check_encode_options(
-            self.post_processor, is_pair=pairs is not None, add_special_tokens=add_special_tokens,
-            truncation=truncation, max_length=max_length, padding=padding, pad_to_multiple_of=pad_to_multiple_of,
+            self.post_processor,
+            is_pair=pairs is not None,
+            add_special_tokens=add_special_tokens,
+            truncation=truncation,
+            max_length=max_length,
+            padding=padding,
+            pad_to_multiple_of=pad_to_multiple_of,
         )
         as_batch = as_word_batch if is_pretokenized else as_string_batch
         texts, scalar = as_batch(texts, "texts")
@@ -341,8 +359,13 @@ class BertTokenizer(TokenizerWithOffsets, Detokenizer):
         else:
             second = None
         encoding = self.post_processor.process(
-            first, second, add_special_tokens=add_special_tokens, truncation=truncation,
-            max_length=max_length, padding=padding, pad_to_multiple_of=pad_to_multiple_of,
+            first,
+            second,
+            add_special_tokens=add_special_tokens,
+            truncation=truncation,
+            max_length=max_length,
+            padding=padding,
+            pad_to_multiple_of=pad_to_multiple_of,
         )
         return Encoding(*(t[0] for t in encoding)) if scalar else encoding
 
@@ -373,13 +396,21 @@ class BertTokenizer(TokenizerWithOffsets, Detokenizer):
         """
         ids = as_ids(ids, "ids")
         if ids.shape.rank == 1:
-            return self.decode(ids[None], skip_special_tokens=skip_special_tokens,
-                               clean_up_tokenization_spaces=clean_up_tokenization_spaces)[0]
+            return self.decode(
+                ids[None],
+                skip_special_tokens=skip_special_tokens,
+                clean_up_tokenization_spaces=clean_up_tokenization_spaces,
+            )[0]
         prefix = None if self.decoder is None else self.decoder.prefix
         cleanup = self.decoder is not None and self.decoder.cleanup
         return hf_wordpiece_decode(
-            ids, self._decode_tokens, self._decode_special, prefix=prefix, cleanup=cleanup,
-            skip_special_tokens=skip_special_tokens, clean_up_tokenization_spaces=clean_up_tokenization_spaces,
+            ids,
+            self._decode_tokens,
+            self._decode_special,
+            prefix=prefix,
+            cleanup=cleanup,
+            skip_special_tokens=skip_special_tokens,
+            clean_up_tokenization_spaces=clean_up_tokenization_spaces,
         )
 
     @property
@@ -401,8 +432,10 @@ class BertTokenizer(TokenizerWithOffsets, Detokenizer):
         ([1, 2, 0], [2, 1])
         """
         if self._numeric_core is None:
-            raise ValueError(f"core={self.core!r}: tokenize_bytes needs the numeric core; "
-                             "build the tokenizer with core='numeric' or core='xla'")
+            raise ValueError(
+                f"core={self.core!r}: tokenize_bytes needs the numeric core; "
+                "build the tokenizer with core='numeric' or core='xla'"
+            )
         data = tf.convert_to_tensor(data)
         if data.dtype not in (tf.uint8, tf.int32):
             raise TypeError(f"data: expected uint8 (or int32) bytes, got {data.dtype.name}")
@@ -495,4 +528,3 @@ def _word_indices(pieces: tf.RaggedTensor) -> tf.RaggedTensor:
 def _check_choice(name: str, value, choices) -> None:
     if value not in choices:
         raise ValueError(f"{name}: expected one of {list(choices)}, got {value!r}")
-

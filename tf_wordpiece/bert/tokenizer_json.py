@@ -53,8 +53,10 @@ def bert_kwargs_from_tokenizer_json(path: str | os.PathLike) -> dict:
     tokens = sorted(vocab, key=vocab.__getitem__)
 
     # tokenizers refuses a WordPiece model without any of these three (no default is assumed).
-    recipe = HfRecipe.from_tokenizer_json(_checked_normalizer(fields.get(spec, "normalizer", dict, "", None), fields),
-                                          fields.get(model, "max_input_chars_per_word", int, "model"))
+    recipe = HfRecipe.from_tokenizer_json(
+        _checked_normalizer(fields.get(spec, "normalizer", dict, "", None), fields),
+        fields.get(model, "max_input_chars_per_word", int, "model"),
+    )
     kwargs: dict = dict(
         vocab=tokens,
         compat="hf",
@@ -94,8 +96,9 @@ class _Fields:
         where = f"{where}.{key}" if where else key
         if obj.get(key) is None:
             if default is _REQUIRED:
-                raise ValueError(f"{self.path!r}: {where} is missing (or null); tokenizers requires it too: "
-                                 "add it to the file")
+                raise ValueError(
+                    f"{self.path!r}: {where} is missing (or null); tokenizers requires it too: add it to the file"
+                )
             return default
         return self.check(obj[key], kind, where)
 
@@ -135,10 +138,15 @@ def _checked_normalizer(normalizer, fields: _Fields) -> dict | None:
     if normalizer is None:
         return None
     if normalizer.get("type") != "BertNormalizer":
-        raise ValueError(f"{fields.path!r}: normalizer {normalizer.get('type')!r} is not supported; only BertNormalizer")
+        raise ValueError(
+            f"{fields.path!r}: normalizer {normalizer.get('type')!r} is not supported; only BertNormalizer"
+        )
     flags = ("lowercase", "clean_text", "handle_chinese_chars", "strip_accents")
-    return {name: fields.get(normalizer, name, bool, "normalizer", None) for name in flags
-            if normalizer.get(name) is not None}
+    return {
+        name: fields.get(normalizer, name, bool, "normalizer", None)
+        for name in flags
+        if normalizer.get(name) is not None
+    }
 
 
 def _post_processor(spec, pad: dict, fields: _Fields) -> TemplateProcessing | None:
@@ -149,17 +157,22 @@ def _post_processor(spec, pad: dict, fields: _Fields) -> TemplateProcessing | No
     kind = spec.get("type")
     if kind == "BertProcessing":
         (sep, sep_id), (cls, cls_id) = (_token_and_id(spec, name, fields) for name in ("sep", "cls"))
-        return TemplateProcessing.bert(cls_id=cls_id, sep_id=sep_id, cls_token=cls, sep_token=sep,
-                                       pad_id=pad["pad_id"], pad_token=pad["pad_token"])
+        return TemplateProcessing.bert(
+            cls_id=cls_id, sep_id=sep_id, cls_token=cls, sep_token=sep, pad_id=pad["pad_id"], pad_token=pad["pad_token"]
+        )
     if kind != "TemplateProcessing":
-        raise ValueError(f"{path!r}: post_processor {kind!r} is not supported; only TemplateProcessing or BertProcessing")
+        raise ValueError(
+            f"{path!r}: post_processor {kind!r} is not supported; only TemplateProcessing or BertProcessing"
+        )
 
     def pieces(name):
         out = []
         for i, piece in enumerate(fields.get(spec, name, list, "post_processor", [])):
             where = f"post_processor.{name}[{i}]"
             if not isinstance(piece, dict) or len(piece) != 1 or not {"Sequence", "SpecialToken"} >= piece.keys():
-                raise ValueError(f"{path!r}: {where} must be {{\"Sequence\": ...}} or {{\"SpecialToken\": ...}}, got {piece!r}")
+                raise ValueError(
+                    f'{path!r}: {where} must be {{"Sequence": ...}} or {{"SpecialToken": ...}}, got {piece!r}'
+                )
             (body,) = piece.values()
             body = fields.check(body, dict, where)
             out.append((fields.get(body, "id", str, where), fields.get(body, "type_id", int, where, 0)))
@@ -180,17 +193,23 @@ def _token_and_id(spec: dict, name: str, fields: _Fields) -> tuple[str, int]:
     value = spec.get(name)
     if not isinstance(value, list) or len(value) != 2:
         raise ValueError(f"{fields.path!r}: post_processor.{name} must be a [token, id] pair, got {value!r}")
-    return fields.check(value[0], str, f"post_processor.{name}[0]"), fields.check(value[1], int, f"post_processor.{name}[1]")
+    return fields.check(value[0], str, f"post_processor.{name}[0]"), fields.check(
+        value[1], int, f"post_processor.{name}[1]"
+    )
 
 
 def _padding_kwargs(padding, ids_of: dict, fields: _Fields) -> dict:
     if padding is None:
         return dict(pad_id=max(ids_of.get("[PAD]", 0), 0), pad_type_id=0, pad_token="[PAD]")
     if padding.get("direction", "Right") != "Right":
-        raise ValueError(f"{fields.path!r}: padding direction {padding.get('direction')!r} is not supported; only Right")
-    return dict(pad_id=fields.get(padding, "pad_id", int, "padding", 0),
-                pad_type_id=fields.get(padding, "pad_type_id", int, "padding", 0),
-                pad_token=fields.get(padding, "pad_token", str, "padding", "[PAD]"))
+        raise ValueError(
+            f"{fields.path!r}: padding direction {padding.get('direction')!r} is not supported; only Right"
+        )
+    return dict(
+        pad_id=fields.get(padding, "pad_id", int, "padding", 0),
+        pad_type_id=fields.get(padding, "pad_type_id", int, "padding", 0),
+        pad_token=fields.get(padding, "pad_token", str, "padding", "[PAD]"),
+    )
 
 
 def _decoder(spec, fields: _Fields) -> WordPieceDecoder | None:
@@ -198,13 +217,17 @@ def _decoder(spec, fields: _Fields) -> WordPieceDecoder | None:
         return None
     if spec.get("type") != "WordPiece":
         raise ValueError(f"{fields.path!r}: decoder {spec.get('type')!r} is not supported; only WordPiece")
-    return WordPieceDecoder(fields.get(spec, "prefix", str, "decoder", "##"), fields.get(spec, "cleanup", bool, "decoder", True))
+    return WordPieceDecoder(
+        fields.get(spec, "prefix", str, "decoder", "##"), fields.get(spec, "cleanup", bool, "decoder", True)
+    )
 
 
 def tokenizer_json(tokenizer) -> dict:
     """A compat="hf" BertTokenizer as a tokenizer.json object (truncation and padding off)."""
     if tokenizer.compat != "hf":
-        raise ValueError(f"compat: only compat='hf' tokenizers can be written as tokenizer.json, got {tokenizer.compat!r}")
+        raise ValueError(
+            f"compat: only compat='hf' tokenizers can be written as tokenizer.json, got {tokenizer.compat!r}"
+        )
     wordpiece, recipe = tokenizer.wordpiece_tokenizer, tokenizer.recipe
     if recipe.max_bytes_per_word is not None:
         raise ValueError(
@@ -212,15 +235,18 @@ def tokenizer_json(tokenizer) -> dict:
             "use max_input_chars_per_word"
         )
     if not recipe.do_basic_tokenize:
-        raise ValueError("do_basic_tokenize: False has no tokenizer.json equivalent (its WhitespaceSplit splits on "
-                         "Unicode White_Space, not Python's str.isspace); save a tokenizer with do_basic_tokenize=True")
+        raise ValueError(
+            "do_basic_tokenize: False has no tokenizer.json equivalent (its WhitespaceSplit splits on "
+            "Unicode White_Space, not Python's str.isspace); save a tokenizer with do_basic_tokenize=True"
+        )
     template = tokenizer.post_processor
     names = {i: t for i, t in enumerate(tokenizer.vocab.tokens)}
     names.update({t.id: t.content for t in tokenizer.added_tokens})
 
     def pieces(template_pieces):
         return [
-            {"Sequence": {"id": name, "type_id": type_id}} if name in SEQUENCES
+            {"Sequence": {"id": name, "type_id": type_id}}
+            if name in SEQUENCES
             else {"SpecialToken": {"id": name, "type_id": type_id}}
             for name, type_id in template_pieces
         ]
@@ -243,14 +269,23 @@ def tokenizer_json(tokenizer) -> dict:
         "truncation": None,
         "padding": None,
         "added_tokens": [
-            {"id": t.id, "content": t.content, "single_word": t.single_word, "lstrip": t.lstrip,
-             "rstrip": t.rstrip, "normalized": t.normalized, "special": t.special}
+            {
+                "id": t.id,
+                "content": t.content,
+                "single_word": t.single_word,
+                "lstrip": t.lstrip,
+                "rstrip": t.rstrip,
+                "normalized": t.normalized,
+                "special": t.special,
+            }
             for t in sorted(tokenizer.added_tokens, key=lambda t: t.id)
         ],
         "normalizer": recipe.tokenizer_json_normalizer(),
         "pre_tokenizer": {"type": "BertPreTokenizer"},
         "post_processor": post_processor,
-        "decoder": None if decoder is None else {"type": "WordPiece", "prefix": decoder.prefix, "cleanup": decoder.cleanup},
+        "decoder": None
+        if decoder is None
+        else {"type": "WordPiece", "prefix": decoder.prefix, "cleanup": decoder.cleanup},
         "model": {
             "type": "WordPiece",
             "unk_token": wordpiece.unknown_token,
@@ -269,5 +304,10 @@ def write_tokenizer_json(tokenizer, path: str | os.PathLike) -> None:
         raise ValueError(f"path: {os.fspath(path)!r} is a folder; pass a file path such as .../tokenizer.json")
     spec = tokenizer_json(tokenizer)
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomically(path, json.dumps(spec, ensure_ascii=False, indent=2), what="path", kind="tokenizer.json",
-                          looks_ours=lambda head: head.lstrip().startswith(b"{"))
+    write_text_atomically(
+        path,
+        json.dumps(spec, ensure_ascii=False, indent=2),
+        what="path",
+        kind="tokenizer.json",
+        looks_ours=lambda head: head.lstrip().startswith(b"{"),
+    )

@@ -129,30 +129,44 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         if compat not in COMPAT_MODES:
             raise ValueError(f"compat: expected one of {list(COMPAT_MODES)}, got {compat!r}")
         if compat == "fast_wordpiece":
-            _check_fast_wordpiece_options(unknown_token=unknown_token, split_unknown_characters=split_unknown_characters,
-                                          max_chars_per_token=max_chars_per_token, max_chars_per_word=max_chars_per_word)
+            _check_fast_wordpiece_options(
+                unknown_token=unknown_token,
+                split_unknown_characters=split_unknown_characters,
+                max_chars_per_token=max_chars_per_token,
+                max_chars_per_word=max_chars_per_word,
+            )
         elif no_pretokenization:
-            raise ValueError("no_pretokenization=True: only for compat='fast_wordpiece'; drop it or pass "
-                             "compat='fast_wordpiece'")
+            raise ValueError(
+                "no_pretokenization=True: only for compat='fast_wordpiece'; drop it or pass compat='fast_wordpiece'"
+            )
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm: expected one of {list(ALGORITHMS)}, got {algorithm!r}")
         if token_out_type not in (tf.int64, tf.int32, tf.string):
             raise TypeError(f"token_out_type: expected tf.int64, tf.int32 or tf.string, got {token_out_type!r}")
         if unknown_token is not None and (not isinstance(unknown_token, str) or not unknown_token):
-            raise ValueError(f"unknown_token: expected a non-empty str in the vocabulary or None, got {unknown_token!r}")
+            raise ValueError(
+                f"unknown_token: expected a non-empty str in the vocabulary or None, got {unknown_token!r}"
+            )
         if split_unknown_characters and algorithm != "maxmatch":
             raise ValueError(f"split_unknown_characters: True needs algorithm='maxmatch', got algorithm={algorithm!r}")
-        for name, limit in (("max_bytes_per_word", max_bytes_per_word), ("max_chars_per_word", max_chars_per_word),
-                            ("max_chars_per_token", max_chars_per_token)):
+        for name, limit in (
+            ("max_bytes_per_word", max_bytes_per_word),
+            ("max_chars_per_word", max_chars_per_word),
+            ("max_chars_per_token", max_chars_per_token),
+        ):
             if limit is not None and (not isinstance(limit, int) or limit < 0):
                 raise ValueError(f"{name}: expected a non-negative int or None, got {limit!r}")
         required = [] if unknown_token is None else [unknown_token]
         self.vocab = vocab if isinstance(vocab, Vocab) else Vocab(vocab, required=required)
         if compat == "fast_wordpiece" and self.vocab.id_of(unknown_token) < 0:
-            raise ValueError(f"unknown_token: {unknown_token!r} is not in the {self.vocab.source}, which "
-                             "compat='fast_wordpiece' needs (as FastWordpieceTokenizer); add it or pass another")
+            raise ValueError(
+                f"unknown_token: {unknown_token!r} is not in the {self.vocab.source}, which "
+                "compat='fast_wordpiece' needs (as FastWordpieceTokenizer); add it or pass another"
+            )
         if unknown_token is not None and self.vocab.id_of(unknown_token) < 0 and not self.vocab.has_oov_table:
-            raise ValueError(f"unknown_token: {unknown_token!r} is not in the {self.vocab.source}; add it or pass another")
+            raise ValueError(
+                f"unknown_token: {unknown_token!r} is not in the {self.vocab.source}; add it or pass another"
+            )
         self.suffix_indicator = suffix_indicator
         self.max_bytes_per_word = max_bytes_per_word
         self.max_chars_per_word = max_chars_per_word
@@ -169,14 +183,20 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         self.algorithm = algorithm
         self.compat = compat
         self.no_pretokenization = no_pretokenization
-        self._text_splitter = _fast_wordpiece_splitter() if compat == "fast_wordpiece" and not no_pretokenization else None
+        self._text_splitter = (
+            _fast_wordpiece_splitter() if compat == "fast_wordpiece" and not no_pretokenization else None
+        )
         if algorithm == "linmaxmatch":
-            self._matcher = LinMaxMatcher(self.vocab.tokens, suffix_indicator=suffix_indicator,
-                                          max_piece_chars=self.max_chars_per_token)
+            self._matcher = LinMaxMatcher(
+                self.vocab.tokens, suffix_indicator=suffix_indicator, max_piece_chars=self.max_chars_per_token
+            )
         else:
-            self._matcher = MaxMatcher(self.vocab.tokens, suffix_indicator=suffix_indicator,
-                                       max_piece_chars=self.max_chars_per_token,
-                                       split_unknown_characters=split_unknown_characters)
+            self._matcher = MaxMatcher(
+                self.vocab.tokens,
+                suffix_indicator=suffix_indicator,
+                max_piece_chars=self.max_chars_per_token,
+                split_unknown_characters=split_unknown_characters,
+            )
 
     def vocab_size(self, name: str | None = None) -> tf.Tensor:
         """int64 scalar: the number of ids, OOV buckets included, as tensorflow_text's `vocab_size()`.
@@ -228,8 +248,9 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         ids = self.to_output_type(pieces.ids, pieces.text)
         word_splits = rows_to_splits(words.row, tf.size(flat, out_type=tf.int64))
         piece_splits = tf.gather(pieces.ids.row_splits, word_splits)
-        return tuple(tf.RaggedTensor.from_row_splits(t.flat_values, piece_splits, validate=False)
-                     for t in (ids, begin, end))
+        return tuple(
+            tf.RaggedTensor.from_row_splits(t.flat_values, piece_splits, validate=False) for t in (ids, begin, end)
+        )
 
     def _unknown_ends(self, pieces: Pieces) -> tf.RaggedTensor:
         """Byte ends in each word, with tensorflow_text's rule for words over the byte limit."""
@@ -271,15 +292,17 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         unknown = "[UNK]" if self.unknown_token is None else self.unknown_token
         ids = as_ids(token_ids, "token_ids")
         if ids.shape.rank == 0:
-            raise ValueError(f"token_ids: expected rank >= 1 ([pieces] or [..., pieces]), got a scalar {ids!r}; "
-                             "pass a list of ids")
+            raise ValueError(
+                f"token_ids: expected rank >= 1 ([pieces] or [..., pieces]), got a scalar {ids!r}; pass a list of ids"
+            )
         if ids.shape.rank == 1:
             words = wordpiece_detokenize(ids[None], self.vocab.token_tensor, self.suffix_indicator, unknown)
             return tf.strings.reduce_join(words, axis=-1, separator=" ")[0]
         return wordpiece_detokenize(ids, self.vocab.token_tensor, self.suffix_indicator, unknown)
 
-    def tokenize_flat(self, words: tf.Tensor, forced_ids: tf.Tensor | None = None,
-                      n_chars: tf.Tensor | None = None) -> Pieces:
+    def tokenize_flat(
+        self, words: tf.Tensor, forced_ids: tf.Tensor | None = None, n_chars: tf.Tensor | None = None
+    ) -> Pieces:
         """The core: words string [n] -> Pieces.
 
         `forced_ids` (int64 [n], -1 for none) gives words that are one known
@@ -344,7 +367,9 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         too_long = over_byte_limit
         if self.max_chars_per_word is not None:
             too_long |= n_chars > self.max_chars_per_word
-        whole = tf.reshape(self.vocab.table.lookup(words), [-1])  # rank 1 for TFLite (its Flex lookup's rank is unknown)
+        whole = tf.reshape(
+            self.vocab.table.lookup(words), [-1]
+        )  # rank 1 for TFLite (its Flex lookup's rank is unknown)
         if self.max_chars_per_token is not None:  # a longer word is never tried whole
             whole = tf.where(n_chars <= self.max_chars_per_token, whole, -1)
         if forced is not None:
@@ -359,8 +384,9 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
             empty &= forced < 0
 
         todo = tf.cast(tf.reshape(tf.where(~single & (n_chars > 0)), [-1]), tf.int32)
-        walk_word, walk_begin, walk_end, walk_ids, failed = self._matcher.match(tf.gather(words, todo),
-                                                                                tf.gather(n_chars, todo))
+        walk_word, walk_begin, walk_end, walk_ids, failed = self._matcher.match(
+            tf.gather(words, todo), tf.gather(n_chars, todo)
+        )
         as_single = tf.cast(tf.reshape(tf.where(single & ~empty), [-1]), tf.int32)
         as_single = tf.concat([as_single, tf.gather(todo, tf.reshape(tf.where(failed), [-1]))], 0)
         walk_word = tf.gather(todo, walk_word)
@@ -373,7 +399,9 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
             return tf.RaggedTensor.from_row_splits(tf.gather(values, order), row_splits, validate=False)
 
         begin, end = per_word(begin), per_word(end)
-        return Pieces(per_word(ids), begin, end, gather_in_rows(bounds, begin), gather_in_rows(bounds, end), over_byte_limit)
+        return Pieces(
+            per_word(ids), begin, end, gather_in_rows(bounds, begin), gather_in_rows(bounds, end), over_byte_limit
+        )
 
 
 def _pieces_in_word_order(as_single: tf.Tensor, walk_word: tf.Tensor, num_words: tf.Tensor):
@@ -392,8 +420,9 @@ def _pieces_in_word_order(as_single: tf.Tensor, walk_word: tf.Tensor, num_words:
     row_splits = rows_to_splits(tf.cast(tf.concat([as_single, walk_word], 0), tf.int64), num_words)
     walk_index = tf.range(tf.size(walk_word, out_type=tf.int64))
     walk_first = tf.math.unsorted_segment_min(walk_index, walk_word, num_words)
-    slot = tf.concat([tf.gather(row_splits, as_single),
-                      tf.gather(row_splits[:-1] - walk_first, walk_word) + walk_index], 0)
+    slot = tf.concat(
+        [tf.gather(row_splits, as_single), tf.gather(row_splits[:-1] - walk_first, walk_word) + walk_index], 0
+    )
     size = tf.size(slot, out_type=tf.int64)
     # One spare slot, sliced off: TFLite's ScatterNd divides by zero on an empty output.
     order = tf.scatter_nd(slot[:, None], tf.range(size), tf.reshape(size + 1, [1]))[:-1]
@@ -403,12 +432,16 @@ def _pieces_in_word_order(as_single: tf.Tensor, walk_word: tf.Tensor, num_words:
 def _check_fast_wordpiece_options(*, unknown_token, **unsupported) -> None:
     """FastWordpieceTokenizer's rules: an unknown token always, and none of the classic-only options."""
     if unknown_token is None:
-        raise ValueError("unknown_token: None is not possible with compat='fast_wordpiece' (FastWordpieceTokenizer "
-                         "always emits the unknown token); pass a token of the vocabulary")
+        raise ValueError(
+            "unknown_token: None is not possible with compat='fast_wordpiece' (FastWordpieceTokenizer "
+            "always emits the unknown token); pass a token of the vocabulary"
+        )
     given = {k: v for k, v in unsupported.items() if v not in (None, False)}
     if given:
-        raise ValueError(f"{', '.join(f'{k}={v!r}' for k, v in given.items())}: only for compat='tf_text' "
-                         "(FastWordpieceTokenizer has no such option); drop it or pass compat='tf_text'")
+        raise ValueError(
+            f"{', '.join(f'{k}={v!r}' for k, v in given.items())}: only for compat='tf_text' "
+            "(FastWordpieceTokenizer has no such option); drop it or pass compat='tf_text'"
+        )
 
 
 def _fast_wordpiece_splitter() -> BasicTokenizer:

@@ -16,12 +16,12 @@ from typing import Callable, Iterable, Sequence
 
 import tensorflow as tf
 
+from tf_wordpiece.export.module import TutorialTokenizer
 from tf_wordpiece.files import check_model_folder, check_zip_output, interrupts_deferred
 from tf_wordpiece.learning.from_text import count_and_learn
-from tf_wordpiece.export.module import TutorialTokenizer
+from tf_wordpiece.learning.word_counts import invalid_utf8_message, tfds_load_error
 from tf_wordpiece.progress import elapsed_time_bar, progress_bar
 from tf_wordpiece.vocab import write_vocab_file
-from tf_wordpiece.learning.word_counts import invalid_utf8_message, tfds_load_error
 
 RESERVED_TOKENS = ["[PAD]", "[UNK]", "[START]", "[END]"]
 EMBEDDED_CORPUS = "pt_en_sample.tsv"  # Debian 12 gettext catalogs, pt/en pairs; see README
@@ -82,8 +82,10 @@ def tfds_pairs(name: str = "ted_hrlr_translate/pt_to_en", split: str = "train") 
         try:
             pairs.append((pt.decode("utf-8"), en.decode("utf-8")))
         except UnicodeDecodeError as e:
-            raise ValueError(f"--tfds: {name}:{split} example {index} is not UTF-8 text (byte {e.object[e.start]:#04x} "
-                             f"at byte offset {e.start}); fix or drop that example") from None
+            raise ValueError(
+                f"--tfds: {name}:{split} example {index} is not UTF-8 text (byte {e.object[e.start]:#04x} "
+                f"at byte offset {e.start}); fix or drop that example"
+            ) from None
     return pairs
 
 
@@ -92,8 +94,13 @@ def learn_vocab(sentences: list[str], *, vocab_size: int, lower_case: bool = Tru
 
     A `vocab_size` below the reserved tokens plus the alphabet is a ValueError.
     """
-    return count_and_learn(sentences, vocab_size=vocab_size, reserved_tokens=RESERVED_TOKENS,
-                           bert_tokenizer_params={"lower_case": lower_case}, strict=True).vocab
+    return count_and_learn(
+        sentences,
+        vocab_size=vocab_size,
+        reserved_tokens=RESERVED_TOKENS,
+        bert_tokenizer_params={"lower_case": lower_case},
+        strict=True,
+    ).vocab
 
 
 class Converter(tf.Module):
@@ -113,7 +120,7 @@ class Converter(tf.Module):
         self.en = TutorialTokenizer(RESERVED_TOKENS, en_vocab, **tokenizer_params)
 
     def signatures(self) -> dict:
-        """`serving_default` (Portuguese, the tutorial's source), `pt_tokenize` and `en_tokenize`, for tf.saved_model.save."""
+        """`serving_default` (Portuguese, the tutorial's source), `pt_tokenize`, `en_tokenize`: to save."""
         signatures = {
             "serving_default": self.pt.serving.get_concrete_function(),
             "pt_tokenize": self.pt.serving.get_concrete_function(),
@@ -136,7 +143,9 @@ def serving_model_dir(out_dir: str | os.PathLike, version: int | None) -> pathli
     if version is None:
         return pathlib.Path(out_dir).resolve()
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise ValueError(f"serving_version: expected a positive int (TF Serving's version folder, e.g. 1), got {version!r}")
+        raise ValueError(
+            f"serving_version: expected a positive int (TF Serving's version folder, e.g. 1), got {version!r}"
+        )
     return pathlib.Path(out_dir).resolve() / str(version)
 
 
@@ -145,10 +154,11 @@ def save_atomically(module: tf.Module, out_dir: str, *, overwrite: bool = False,
 
     `files.check_model_folder` runs first: only an existing SavedModel (or an
     empty folder) is ever replaced, only with `overwrite`, and only once the new
-    one is complete. A progress line shows the time spent saving. Ctrl-C (SIGINT) at any point leaves the old model (or none)
-    and no temporary folder; it is held back while the two renames that swap the
-    models run. SIGKILL can leave a hidden `.NAME.*` sibling, and, if it lands
-    between those two renames, the old model in `.NAME.old.*/model` with nothing
+    one is complete. A progress line shows the time spent saving. Ctrl-C
+    (SIGINT) at any point leaves the old model (or none) and no temporary
+    folder; it is held back while the two renames that swap the models run.
+    SIGKILL can leave a hidden `.NAME.*` sibling, and, if it lands between
+    those two renames, the old model in `.NAME.old.*/model` with nothing
     at NAME; never a partial model at NAME.
     """
     out = check_model_folder(out_dir, overwrite=overwrite, what="--out")
@@ -218,9 +228,16 @@ def check_outputs(out_dir: str, *, overwrite: bool, make_zip: bool) -> pathlib.P
     return out
 
 
-def export_converter(out_dir: str, pairs: list[tuple[str, str]], *, vocab_size: int = 8000,
-                     overwrite: bool = False, make_zip: bool = True, serving_version: int | None = None,
-                     core: str = "string") -> dict:
+def export_converter(
+    out_dir: str,
+    pairs: list[tuple[str, str]],
+    *,
+    vocab_size: int = 8000,
+    overwrite: bool = False,
+    make_zip: bool = True,
+    serving_version: int | None = None,
+    core: str = "string",
+) -> dict:
     """Learns both vocabularies, builds the Converter, saves it with its serving signatures (and a .zip).
 
     `core` is `BertTokenizer`'s: `"xla"` saves the numeric core compiled by XLA

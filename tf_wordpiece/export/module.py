@@ -13,9 +13,9 @@ from typing import Sequence
 import tensorflow as tf
 
 from tf_wordpiece.base import Detokenizer, Tokenizer
-from tf_wordpiece.bert.tokenizer import BertTokenizer
 from tf_wordpiece.bert.packing import FixedLengthTemplate
 from tf_wordpiece.bert.post_processors import Segment, TemplateProcessing
+from tf_wordpiece.bert.tokenizer import BertTokenizer
 from tf_wordpiece.shapes import map_over_strings, merge_words, wrap_flat_rows, wrap_rows
 from tf_wordpiece.vocab import read_vocab_file
 
@@ -169,8 +169,12 @@ class TutorialTokenizer(Tokenizer, Detokenizer):
         string's length for [END]); "row_lengths": int32 [n], tokens per string}.
         """
         out = self.tokenizer.tokenize_bytes(data, row_lengths)
-        ids, starts, ends = wrap_flat_rows([out["token_ids"], out["starts"], out["ends"]], out["row_lengths"],
-                                           [self._start, 0, 0], [self._end, row_lengths, row_lengths])
+        ids, starts, ends = wrap_flat_rows(
+            [out["token_ids"], out["starts"], out["ends"]],
+            out["row_lengths"],
+            [self._start, 0, 0],
+            [self._end, row_lengths, row_lengths],
+        )
         return {"token_ids": ids, "starts": starts, "ends": ends, "row_lengths": out["row_lengths"] + 2}
 
     def save_tfjs(self, out_dir: str | os.PathLike, *, overwrite: bool = False) -> None:
@@ -181,12 +185,15 @@ class TutorialTokenizer(Tokenizer, Detokenizer):
         signature takes uint8 bytes. See `tf_wordpiece.export.tfjs`.
         """
         if self.tokenizer.core != "numeric":
-            raise ValueError(f"core={self.tokenizer.core!r}: a TF.js model needs core='numeric' (TF.js runs no "
-                             "string ops and no XLA); build the tokenizer with core='numeric'")
+            raise ValueError(
+                f"core={self.tokenizer.core!r}: a TF.js model needs core='numeric' (TF.js runs no "
+                "string ops and no XLA); build the tokenizer with core='numeric'"
+            )
         from tf_wordpiece.export.tfjs import save_tfjs_graph_model
 
-        save_tfjs_graph_model(self._tokenize_bytes, {"data": BYTES, "row_lengths": ROW_LENGTHS}, out_dir,
-                              overwrite=overwrite)
+        save_tfjs_graph_model(
+            self._tokenize_bytes, {"data": BYTES, "row_lengths": ROW_LENGTHS}, out_dir, overwrite=overwrite
+        )
 
     def _checked(self, ids):
         """`ids`, once checked to be in [0, vocab size) (the checks run first, not beside the use)."""
@@ -228,8 +235,14 @@ class CustomTokenizer(TutorialTokenizer):
     >>> folder.cleanup()
     """
 
-    def __init__(self, reserved_tokens: Sequence[str], vocab_path: str | os.PathLike, *, seq_length: int = 128,
-                 **tokenizer_params):
+    def __init__(
+        self,
+        reserved_tokens: Sequence[str],
+        vocab_path: str | os.PathLike,
+        *,
+        seq_length: int = 128,
+        **tokenizer_params,
+    ):
         if not isinstance(seq_length, int) or seq_length < 3:
             raise ValueError(f"seq_length: expected an int >= 3, got {seq_length!r}")
         super().__init__(reserved_tokens, vocab_path, **tokenizer_params)
@@ -238,9 +251,16 @@ class CustomTokenizer(TutorialTokenizer):
     def _tokenizer_options(self, vocab: list[str], params: dict) -> dict:
         if params.get("compat") == "hf" and "post_processor" not in params:
             # BERT inputs then go through encode's template, truncation and padding (Hugging Face's rules).
-            params = dict(params, post_processor=TemplateProcessing.bert(
-                cls_id=self._cls, sep_id=self._sep, cls_token=vocab[self._cls], sep_token=vocab[self._sep],
-                pad_id=self._pad))
+            params = dict(
+                params,
+                post_processor=TemplateProcessing.bert(
+                    cls_id=self._cls,
+                    sep_id=self._sep,
+                    cls_token=vocab[self._cls],
+                    sep_token=vocab[self._sep],
+                    pad_id=self._pad,
+                ),
+            )
         return params
 
     @tf.function(input_signature=[STRING_BATCH])
@@ -268,8 +288,9 @@ class CustomTokenizer(TutorialTokenizer):
 
     def _encode(self, first, second=None):
         """compat="hf": Hugging Face's template, longest_first truncation and padding to seq_length."""
-        enc = self.tokenizer.encode(first, second, truncation="longest_first", max_length=self.seq_length,
-                                    padding="max_length")
+        enc = self.tokenizer.encode(
+            first, second, truncation="longest_first", max_length=self.seq_length, padding="max_length"
+        )
         return self._bert_inputs(enc)
 
     def _segment(self, strings):

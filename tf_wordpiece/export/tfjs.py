@@ -29,8 +29,9 @@ WEIGHTS_FILE = "group1-shard1of1.bin"
 _DTYPES = {tf.int32: "int32", tf.int64: "int32", tf.bool: "bool", tf.float32: "float32", tf.uint8: "int32"}
 
 
-def save_tfjs_graph_model(fn: Callable, input_signature: dict[str, tf.TensorSpec], out_dir: str | os.PathLike, *,
-                          overwrite: bool = False) -> dict:
+def save_tfjs_graph_model(
+    fn: Callable, input_signature: dict[str, tf.TensorSpec], out_dir: str | os.PathLike, *, overwrite: bool = False
+) -> dict:
     """Writes `fn` (a Python function of named tensors, returning a dict) as a TF.js graph model in `out_dir`.
 
     `out_dir` gets `model.json` and `group1-shard1of1.bin`, written in a hidden
@@ -49,8 +50,10 @@ def save_tfjs_graph_model(fn: Callable, input_signature: dict[str, tf.TensorSpec
     outputs = tf.nest.flatten(concrete.structured_outputs, expand_composites=True)
     keys = sorted(concrete.structured_outputs)  # tf.nest flattens a dict in sorted key order
     signature = {
-        "inputs": {spec.name or key: {"name": placeholder.name, "dtype": _enum_name(tf.int32)}  # TF.js: int32
-                   for (key, spec), placeholder in zip(input_signature.items(), concrete.inputs)},
+        "inputs": {
+            spec.name or key: {"name": placeholder.name, "dtype": _enum_name(tf.int32)}  # TF.js: int32
+            for (key, spec), placeholder in zip(input_signature.items(), concrete.inputs)
+        },
         "outputs": {key: {"name": out.name, "dtype": _enum_name(out.dtype)} for key, out in zip(keys, outputs)},
     }
     model = {
@@ -88,7 +91,7 @@ def _frozen(concrete) -> tf.compat.v1.GraphDef:
     """The function's graph with each captured tensor turned into a Const node."""
     graph_def = concrete.graph.as_graph_def()
     captured = concrete.captured_inputs
-    placeholders = concrete.inputs[len(concrete.inputs) - len(captured):]
+    placeholders = concrete.inputs[len(concrete.inputs) - len(captured) :]
     values = {}
     for placeholder, value in zip(placeholders, captured):
         if value.dtype == tf.resource:

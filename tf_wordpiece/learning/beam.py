@@ -20,8 +20,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tf_wordpiece.console import (DefaultsOnceHelpFormatter, check_utf8_arguments, hide_log_records,
-                                  import_tensorflow_quietly, in_option_names, run_command)
+from tf_wordpiece.console import (
+    DefaultsOnceHelpFormatter,
+    check_utf8_arguments,
+    hide_log_records,
+    import_tensorflow_quietly,
+    in_option_names,
+    run_command,
+)
 
 if __name__ == "__main__":  # python -m: the quiet start of the tf-wordpiece commands, before Beam loads TensorFlow
     import_tensorflow_quietly()
@@ -33,12 +39,24 @@ from apache_beam.options.pipeline_options import PipelineOptions  # noqa: E402
 
 from tf_wordpiece.files import check_file_output, looks_like_text_lines  # noqa: E402
 from tf_wordpiece.learning.learner import check_learn_params, learn_with_stats  # noqa: E402
-from tf_wordpiece.learning.params import (add_learn_options, bert_tokenizer_params, checked_param_names,  # noqa: E402
-                                          learn_params, size_notes, threshold_summary)
+from tf_wordpiece.learning.params import (
+    add_learn_options,
+    bert_tokenizer_params,
+    checked_param_names,  # noqa: E402
+    learn_params,
+    size_notes,
+    threshold_summary,
+)
 
 
-def learn_vocab(lines, *, vocab_size: int, reserved_tokens: list[str], bert_tokenizer_params: dict | None = None,
-                learn_params: dict | None = None):
+def learn_vocab(
+    lines,
+    *,
+    vocab_size: int,
+    reserved_tokens: list[str],
+    bert_tokenizer_params: dict | None = None,
+    learn_params: dict | None = None,
+):
     """PCollection of text lines (bytes or str) -> PCollection of one element, the vocabulary (list of str).
 
     The arguments are those of `from_text.count_and_learn`, checked as it checks
@@ -58,9 +76,12 @@ def learn_vocab(lines, *, vocab_size: int, reserved_tokens: list[str], bert_toke
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m tf_wordpiece.learning.beam", description=__doc__.split("\n\n")[0],
-                                     formatter_class=DefaultsOnceHelpFormatter,
-                                     epilog="Options it does not know are Beam pipeline options (--runner, ...).")
+    parser = argparse.ArgumentParser(
+        prog="python -m tf_wordpiece.learning.beam",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=DefaultsOnceHelpFormatter,
+        epilog="Options it does not know are Beam pipeline options (--runner, ...).",
+    )
     parser.add_argument("--input", required=True, metavar="PATTERN", help="text files (a glob, local or gs://...)")
     add_learn_options(parser)
     return parser
@@ -78,18 +99,25 @@ def run(argv: list[str] | None = None) -> dict:
     _check_paths(args)
     pipeline = beam.Pipeline(options=PipelineOptions(pipeline_args))
     lines = pipeline | "Read" >> beam.io.ReadFromText(args.input, coder=beam.coders.BytesCoder())
-    vocab = learn_vocab(lines, vocab_size=args.vocab_size, reserved_tokens=args.reserved,
-                        bert_tokenizer_params=bert_tokenizer_params(args), learn_params=learn_params(args))
-    _ = (vocab
-         | "Lines" >> beam.Map(lambda tokens: "\n".join(tokens))
-         | "Write" >> beam.io.WriteToText(args.out, shard_name_template="", num_shards=1))
+    vocab = learn_vocab(
+        lines,
+        vocab_size=args.vocab_size,
+        reserved_tokens=args.reserved,
+        bert_tokenizer_params=bert_tokenizer_params(args),
+        learn_params=learn_params(args),
+    )
+    _ = (
+        vocab
+        | "Lines" >> beam.Map(lambda tokens: "\n".join(tokens))
+        | "Write" >> beam.io.WriteToText(args.out, shard_name_template="", num_shards=1)
+    )
     result = pipeline.run()
     result.wait_until_finish()
     return _metrics(result)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m tf_wordpiece.learning.beam`: runs, prints the summary (as `tf-wordpiece learn` does); 2 on bad input."""
+    """`python -m tf_wordpiece.learning.beam`: runs and prints the summary, as `tf-wordpiece learn`; 2 on bad input."""
     parser = build_parser()
     args, _ = parser.parse_known_args(argv)
 
@@ -99,13 +127,16 @@ def main(argv: list[str] | None = None) -> int:
         except (ValueError, FileExistsError) as e:
             print(f"{parser.prog}: {in_option_names(str(e), parser)}", file=sys.stderr)
             return 2
-        print(f"learned {summary['tokens']} tokens (target {args.vocab_size}) from {summary['lines']} lines of "
-              f"{args.input}, {summary['distinct_words']} distinct words ({summary['words']} learned from); "
-              f"{threshold_summary(summary, args)} -> {args.out}")
+        print(
+            f"learned {summary['tokens']} tokens (target {args.vocab_size}) from {summary['lines']} lines of "
+            f"{args.input}, {summary['distinct_words']} distinct words ({summary['words']} learned from); "
+            f"{threshold_summary(summary, args)} -> {args.out}"
+        )
         if summary["invalid_utf8_words"]:
             print(f"warning: skipped {summary['invalid_utf8_words']} words of invalid UTF-8", file=sys.stderr)
-        for note in size_notes(summary["tokens"], args.vocab_size, summary, slack_ratio=args.slack_ratio,
-                               lower_thresh=args.lower_thresh):
+        for note in size_notes(
+            summary["tokens"], args.vocab_size, summary, slack_ratio=args.slack_ratio, lower_thresh=args.lower_thresh
+        ):
             print(f"note: {note}")
         return 0
 
@@ -123,8 +154,9 @@ def _check_paths(args) -> None:
     if not matched:
         raise ValueError(f"--input: no files match {args.input!r}; check the path or the glob")
     if "://" not in args.out:  # local: the same rules as tf-wordpiece learn
-        check_file_output(args.out, overwrite=args.overwrite, what="--out", kind="vocab file",
-                          looks_ours=looks_like_text_lines)
+        check_file_output(
+            args.out, overwrite=args.overwrite, what="--out", kind="vocab file", looks_ours=looks_like_text_lines
+        )
     elif FileSystems.exists(args.out) and not args.overwrite:
         raise FileExistsError(f"--out: {args.out} already exists; pass --overwrite to replace that vocab file")
 
@@ -136,8 +168,10 @@ _SUMMARY = ("lines", "invalid_utf8_words", "distinct_words", "words", "tokens")
 def _metrics(result) -> dict:
     """The pipeline's counters and the chosen threshold (None when there was nothing to learn from)."""
     found = result.metrics().query(MetricsFilter().with_namespace(_METRICS))
-    values = {m.key.metric.name: (m.committed if m.committed is not None else m.attempted)
-              for m in found["counters"] + found["distributions"]}
+    values = {
+        m.key.metric.name: (m.committed if m.committed is not None else m.attempted)
+        for m in found["counters"] + found["distributions"]
+    }
     summary = {name: values.get(name, 0) for name in _SUMMARY}
     threshold, lowest, highest = (values.get(name) for name in ("threshold", "search_lowest", "search_highest"))
     summary["threshold"] = threshold.max if threshold is not None and threshold.count else None
@@ -172,8 +206,9 @@ class _CountWords(beam.DoFn):
 
 def _learn_from_counts(pairs, vocab_size, reserved_tokens, learn_params):
     ordered = sorted(pairs, key=lambda pair: (-pair[1], pair[0]))  # deterministic whatever order the workers sent
-    vocab, stats = learn_with_stats(ordered, vocab_size=vocab_size, reserved_tokens=reserved_tokens,
-                                    learn_params=learn_params)
+    vocab, stats = learn_with_stats(
+        ordered, vocab_size=vocab_size, reserved_tokens=reserved_tokens, learn_params=learn_params
+    )
     Metrics.counter(_METRICS, "distinct_words").inc(len(ordered))
     Metrics.counter(_METRICS, "words").inc(stats["words"])
     Metrics.counter(_METRICS, "tokens").inc(len(vocab))

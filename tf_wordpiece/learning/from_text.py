@@ -98,8 +98,14 @@ def count_and_learn(
     counted = time.perf_counter()
     if check_counts is not None:
         check_counts(counts)
-    vocab, stats = learn_with_stats(counts, vocab_size=vocab_size, reserved_tokens=reserved_tokens,
-                                    learn_params=learning, strict=strict, progress=progress)
+    vocab, stats = learn_with_stats(
+        counts,
+        vocab_size=vocab_size,
+        reserved_tokens=reserved_tokens,
+        learn_params=learning,
+        strict=strict,
+        progress=progress,
+    )
     return LearnedVocab(vocab, counts, stats, counted - start, time.perf_counter() - counted)
 
 
@@ -139,8 +145,14 @@ def bert_vocab_from_dataset(
     >>> vocab[13:18]  # after [UNK] and the alphabet: the learned tokens, most frequent first
     ['##er', '##est', 'low', 'new', 'wide']
     """
-    learned = count_and_learn(dataset, vocab_size=vocab_size, reserved_tokens=reserved_tokens,
-                              bert_tokenizer_params=bert_tokenizer_params, learn_params=learn_params, progress=progress)
+    learned = count_and_learn(
+        dataset,
+        vocab_size=vocab_size,
+        reserved_tokens=reserved_tokens,
+        bert_tokenizer_params=bert_tokenizer_params,
+        learn_params=learn_params,
+        progress=progress,
+    )
     if stats is not None:
         stats.update(learned.stats)
     return learned.vocab
@@ -151,11 +163,15 @@ def _as_dataset(dataset) -> tf.data.Dataset:
     if isinstance(dataset, tf.data.Dataset):
         return dataset
     if isinstance(dataset, (str, bytes)):
-        raise TypeError(f"dataset: expected a tf.data.Dataset of strings or an iterable of lines, got one "
-                        f"{type(dataset).__name__}; put a single text in a list")
+        raise TypeError(
+            f"dataset: expected a tf.data.Dataset of strings or an iterable of lines, got one "
+            f"{type(dataset).__name__}; put a single text in a list"
+        )
     if not isinstance(dataset, collections.abc.Iterable):
-        raise TypeError(f"dataset: expected a tf.data.Dataset of strings or an iterable of lines (str or bytes), "
-                        f"got {type(dataset).__name__}")
+        raise TypeError(
+            f"dataset: expected a tf.data.Dataset of strings or an iterable of lines (str or bytes), "
+            f"got {type(dataset).__name__}"
+        )
     lines = list(dataset)
     for index, line in enumerate(lines):
         if not isinstance(line, (str, bytes)):

@@ -56,7 +56,9 @@ class SuffixLattice:
         self.initial = self.remaining == self.word_length[self.word_of]
         alphabet, char_index = np.unique(code_points(words), return_inverse=True)
         self.alphabet = [chr(c) for c in alphabet]
-        self.char_keys = np.unique(np.concatenate([np.arange(len(alphabet)) * 2, np.arange(len(alphabet)) * 2 + bool(joiner)]))
+        self.char_keys = np.unique(
+            np.concatenate([np.arange(len(alphabet)) * 2, np.arange(len(alphabet)) * 2 + bool(joiner)])
+        )
         positions, lengths, nodes = self._substrings(char_index)
         raw_keys = nodes * 2 + (~self.initial[positions] if joiner else 0)
         keys = self._merge_texts_starting_with_joiner(positions, lengths, nodes, raw_keys)
@@ -77,7 +79,9 @@ class SuffixLattice:
             if not longer.any():
                 break
             positions, parents = positions[longer], nodes[longer]
-            unique, inverse = np.unique(parents * len(self.alphabet) + char_index[positions + m - 1], return_inverse=True)
+            unique, inverse = np.unique(
+                parents * len(self.alphabet) + char_index[positions + m - 1], return_inverse=True
+            )
             levels.append((positions, next_node + inverse.reshape(-1)))
             next_node += len(unique)
         lengths = [np.full(len(p), m + 1) for m, (p, _) in enumerate(levels)]
@@ -110,7 +114,10 @@ class SuffixLattice:
         self.entry_length = self.remaining[first]
 
     def _number_candidates(self, positions, lengths, keys, token_keys) -> None:
-        """The substrings longer than one character that can be tokens (a frequent suffix's text), by position then length."""
+        """The substrings longer than one character that can be tokens (a frequent suffix's text).
+
+        Ordered by position, then length.
+        """
         can_be_token = (lengths > 1) & np.isin(keys, token_keys)
         order = np.lexsort((lengths[can_be_token], positions[can_be_token]))
         self.candidate_position = positions[can_be_token][order]
@@ -176,10 +183,15 @@ class SuffixLattice:
     def _texts(self, keys: np.ndarray) -> list[str]:
         """The token text of each key: a character, or a substring of a word where the key occurs."""
         node, joined = np.divmod(keys, 2)
-        texts = [self.joiner * j + self.alphabet[n] if n < len(self.alphabet) else "" for n, j in zip(node.tolist(), joined.tolist())]
+        texts = [
+            self.joiner * j + self.alphabet[n] if n < len(self.alphabet) else ""
+            for n, j in zip(node.tolist(), joined.tolist())
+        ]
         longer = np.flatnonzero(node >= len(self.alphabet))
         where = self._key_first[np.searchsorted(self._key_order, keys[longer])]
-        for i, position, length in zip(longer.tolist(), self.candidate_position[where].tolist(), self.candidate_length[where].tolist()):
+        for i, position, length in zip(
+            longer.tolist(), self.candidate_position[where].tolist(), self.candidate_length[where].tolist()
+        ):
             word = self.word_of[position]
             offset = position - self.word_start[word]
             # The occurrence's own position decides the prefix: an initial "##x" has its joiner in the text.
@@ -193,4 +205,3 @@ def _run_starts(values: np.ndarray) -> np.ndarray:
     starts = np.ones(values.size, bool)
     starts[1:] = values[1:] != values[:-1]
     return starts
-

@@ -98,8 +98,17 @@ def learn(
     >>> vocab[13:]  # then the alphabet with the joiner
     ['##e', '##l', '##n', '##o', '##r', '##s', '##t', '##w']
     """
-    params = LearnParams(upper_thresh, lower_thresh, num_iterations, max_input_tokens, max_token_length,
-                         max_unique_chars, slack_ratio, include_joiner_token, joiner)
+    params = LearnParams(
+        upper_thresh,
+        lower_thresh,
+        num_iterations,
+        max_input_tokens,
+        max_token_length,
+        max_unique_chars,
+        slack_ratio,
+        include_joiner_token,
+        joiner,
+    )
     _check_params(params, vocab_size, reserved_tokens)
     pairs = _checked_word_counts(word_counts)
     lower, upper = _search_bounds([count for _, count in pairs], upper_thresh, lower_thresh)
@@ -111,14 +120,19 @@ def learn(
     # The search never tries a threshold below this one (it ends one below `lower` at worst).
     lowest_threshold = max(1, min(lower - 1, (lower + upper) // 2))
     lattice = SuffixLattice(words, counts, joiner=joiner if include_joiner_token else "", min_count=lowest_threshold)
-    vocab = _search_threshold(lattice, lower, upper, vocab_size, list(reserved_tokens), params, progress=progress, stats=stats)
+    vocab = _search_threshold(
+        lattice, lower, upper, vocab_size, list(reserved_tokens), params, progress=progress, stats=stats
+    )
     stats["minimum_size"] = len(lattice.vocabulary(stats["threshold"], 0, list(reserved_tokens)))
     if stats["minimum_size"] > vocab_size:
         warnings.warn(too_small_message(stats, vocab_size), stacklevel=2)
     elif len(vocab) > vocab_size:
-        warnings.warn(f"vocab_size: the threshold search ended at {stats['threshold']} with {len(vocab)} tokens, more "
-                      f"than vocab_size={vocab_size} (as tensorflow_text's does); widen lower_thresh..upper_thresh "
-                      "or raise slack_ratio", stacklevel=2)
+        warnings.warn(
+            f"vocab_size: the threshold search ended at {stats['threshold']} with {len(vocab)} tokens, more "
+            f"than vocab_size={vocab_size} (as tensorflow_text's does); widen lower_thresh..upper_thresh "
+            "or raise slack_ratio",
+            stacklevel=2,
+        )
     return vocab
 
 
@@ -141,7 +155,7 @@ def learn_with_stats(
 
     >>> vocab, stats = learn_with_stats({"low": 5, "lower": 2}, vocab_size=3, reserved_tokens=["[UNK]"], strict=True)
     Traceback (most recent call last):
-    ValueError: vocab_size: 3 is smaller than the reserved tokens plus the alphabet (with its joined copies), which alone are 11 tokens; raise vocab_size or lower max_unique_chars
+    ValueError: vocab_size: 3 is smaller than the reserved tokens plus the alphabet ... raise vocab_size or lower ...
     """
     _, learn_params = checked_param_names(None, learn_params)
     stats: dict = {}
@@ -174,8 +188,10 @@ def too_small_message(stats: dict, vocab_size: int) -> str | None:
     """
     if stats.get("minimum_size", 0) <= vocab_size:
         return None
-    return (f"vocab_size: {vocab_size} is smaller than the reserved tokens plus the alphabet (with its joined "
-            f"copies), which alone are {stats['minimum_size']} tokens; raise vocab_size or lower max_unique_chars")
+    return (
+        f"vocab_size: {vocab_size} is smaller than the reserved tokens plus the alphabet (with its joined "
+        f"copies), which alone are {stats['minimum_size']} tokens; raise vocab_size or lower max_unique_chars"
+    )
 
 
 def _check_params(params: LearnParams, vocab_size, reserved_tokens) -> None:
@@ -186,13 +202,17 @@ def _check_params(params: LearnParams, vocab_size, reserved_tokens) -> None:
     for name in ("upper_thresh", "lower_thresh"):
         value = getattr(params, name)
         if value is not None and (not isinstance(value, (int, np.integer)) or value < 1):
-            raise ValueError(f"{name}: expected an int >= 1 or None, got {value!r}; a threshold below 1 keeps every substring")
+            raise ValueError(
+                f"{name}: expected an int >= 1 or None, got {value!r}; a threshold below 1 keeps every substring"
+            )
     for name in ("num_iterations", "max_token_length", "max_unique_chars"):
         value = getattr(params, name)
         if not isinstance(value, (int, np.integer)) or value < (0 if name == "num_iterations" else 1):
             raise ValueError(f"{name}: expected a positive int, got {value!r}")
     if params.max_input_tokens is not None and params.max_input_tokens != -1 and params.max_input_tokens < 1:
-        raise ValueError(f"max_input_tokens: expected an int >= 1, or None / -1 for all, got {params.max_input_tokens!r}")
+        raise ValueError(
+            f"max_input_tokens: expected an int >= 1, or None / -1 for all, got {params.max_input_tokens!r}"
+        )
     if not isinstance(params.joiner, str):
         raise TypeError(f"joiner: expected a str, got {params.joiner!r}")
 
@@ -237,8 +257,17 @@ def _input_words(pairs, reserved_tokens, params: LearnParams) -> tuple[list[str]
     return [words[i] for i in order], counts[order]
 
 
-def _search_threshold(lattice: SuffixLattice, lower: int, upper: int, vocab_size: int,
-                      reserved: list[str], params: LearnParams, *, progress: bool, stats: dict) -> list[str]:
+def _search_threshold(
+    lattice: SuffixLattice,
+    lower: int,
+    upper: int,
+    vocab_size: int,
+    reserved: list[str],
+    params: LearnParams,
+    *,
+    progress: bool,
+    stats: dict,
+) -> list[str]:
     """tensorflow_text's binary search on the count threshold, as a loop."""
     slack = max(params.slack_ratio * vocab_size, 0)
     bar = progress_bar(desc="threshold search", unit="step", disable=not progress, leave=False)

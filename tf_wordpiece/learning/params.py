@@ -31,7 +31,7 @@ def checked_param_names(bert_tokenizer_params: Mapping | None, learn_params: Map
 
     >>> checked_param_names({"lowercase": True}, None)
     Traceback (most recent call last):
-    TypeError: bert_tokenizer_params: unknown ['lowercase']; expected lower_case, keep_whitespace, normalization_form, preserve_unused_token
+    TypeError: bert_tokenizer_params: unknown ['lowercase']; expected lower_case, keep_whitespace, ...
     """
     tokenizer_params = dict(bert_tokenizer_params or {})
     unknown = sorted(set(tokenizer_params) - set(BERT_TOKENIZER_PARAMS))
@@ -45,45 +45,91 @@ def checked_param_names(bert_tokenizer_params: Mapping | None, learn_params: Map
 
 
 def add_learn_options(parser: argparse.ArgumentParser) -> None:
-    """The options `tf-wordpiece learn` and `python -m tf_wordpiece.learning.beam` share: output, splitting and learning.
+    """The options `tf-wordpiece learn` and `python -m tf_wordpiece.learning.beam` share.
+
+    Output, splitting and learning.
 
     Every option has help, so a parser with ArgumentDefaultsHelpFormatter shows every default.
     """
     defaults = LearnParams()
     parser.add_argument("--out", required=True, help="vocab.txt to write (line n is id n)")
-    parser.add_argument("--overwrite", action="store_true",
-                        help="replace --out if it is an existing vocab file (never a folder or another kind of file)")
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace --out if it is an existing vocab file (never a folder or another kind of file)",
+    )
     parser.add_argument("--vocab-size", type=int_at_least(1), default=8000, help="target (maximum) vocabulary size")
-    parser.add_argument("--reserved", nargs="*", default=["[PAD]", "[UNK]", "[START]", "[END]"], metavar="TOKEN",
-                        help="tokens placed first, in this order")
+    parser.add_argument(
+        "--reserved",
+        nargs="*",
+        default=["[PAD]", "[UNK]", "[START]", "[END]"],
+        metavar="TOKEN",
+        help="tokens placed first, in this order",
+    )
     words = parser.add_argument_group("word splitting (use the same options for the BertTokenizer of this vocabulary)")
     words.add_argument("--lower-case", action="store_true", help="lowercase and strip accents before counting")
     words.add_argument("--keep-whitespace", action="store_true", help="keep white space as tokens")
-    words.add_argument("--normalization-form", choices=["NFD", "NFKD"], help="Unicode normalization (without --lower-case)")
-    words.add_argument("--preserve-unused-token", action="store_true", help="keep [unused*] tokens written in text whole")
+    words.add_argument(
+        "--normalization-form", choices=["NFD", "NFKD"], help="Unicode normalization (without --lower-case)"
+    )
+    words.add_argument(
+        "--preserve-unused-token", action="store_true", help="keep [unused*] tokens written in text whole"
+    )
     learning = parser.add_argument_group("learning (tensorflow_text's learn_params, with its defaults)")
-    learning.add_argument("--upper-thresh", type=int_at_least(1), default=defaults.upper_thresh,
-                          help="highest count threshold the search tries")
-    learning.add_argument("--lower-thresh", type=int_at_least(1), default=defaults.lower_thresh,
-                          help="lowest count threshold the search tries (a token must occur this often)")
-    learning.add_argument("--num-iterations", type=int_at_least(0), default=defaults.num_iterations,
-                          help="rounds of splitting and counting per threshold")
-    learning.add_argument("--max-input-tokens", type=int_at_least(-1), default=defaults.max_input_tokens,
-                          help="learn from this many most frequent words (-1: all)")
-    learning.add_argument("--max-token-length", type=int_at_least(1), default=defaults.max_token_length,
-                          help="longer words (in characters) are not learned from")
-    learning.add_argument("--max-unique-chars", type=int_at_least(1), default=defaults.max_unique_chars,
-                          help="the alphabet is this many most frequent characters")
-    learning.add_argument("--slack-ratio", type=float, default=defaults.slack_ratio,
-                          help="sizes from --vocab-size * (1 - ratio) up are accepted")
+    learning.add_argument(
+        "--upper-thresh",
+        type=int_at_least(1),
+        default=defaults.upper_thresh,
+        help="highest count threshold the search tries",
+    )
+    learning.add_argument(
+        "--lower-thresh",
+        type=int_at_least(1),
+        default=defaults.lower_thresh,
+        help="lowest count threshold the search tries (a token must occur this often)",
+    )
+    learning.add_argument(
+        "--num-iterations",
+        type=int_at_least(0),
+        default=defaults.num_iterations,
+        help="rounds of splitting and counting per threshold",
+    )
+    learning.add_argument(
+        "--max-input-tokens",
+        type=int_at_least(-1),
+        default=defaults.max_input_tokens,
+        help="learn from this many most frequent words (-1: all)",
+    )
+    learning.add_argument(
+        "--max-token-length",
+        type=int_at_least(1),
+        default=defaults.max_token_length,
+        help="longer words (in characters) are not learned from",
+    )
+    learning.add_argument(
+        "--max-unique-chars",
+        type=int_at_least(1),
+        default=defaults.max_unique_chars,
+        help="the alphabet is this many most frequent characters",
+    )
+    learning.add_argument(
+        "--slack-ratio",
+        type=float,
+        default=defaults.slack_ratio,
+        help="sizes from --vocab-size * (1 - ratio) up are accepted",
+    )
     learning.add_argument("--joiner", default=defaults.joiner, help="suffix indicator of non-initial tokens")
     learning.add_argument("--no-joiner-token", action="store_true", help="learn non-initial tokens without the joiner")
 
 
 def bert_tokenizer_params(args) -> dict:
     """The parsed word-splitting options as `bert_vocab_from_dataset`'s `bert_tokenizer_params`."""
-    return dict(lower_case=args.lower_case, keep_whitespace=args.keep_whitespace,
-                normalization_form=args.normalization_form, preserve_unused_token=args.preserve_unused_token)
+    return dict(
+        lower_case=args.lower_case,
+        keep_whitespace=args.keep_whitespace,
+        normalization_form=args.normalization_form,
+        preserve_unused_token=args.preserve_unused_token,
+    )
 
 
 def learn_params(args) -> dict:
@@ -113,8 +159,10 @@ def threshold_summary(stats: dict, args) -> str:
     if stats["threshold"] is None:
         return "no count threshold (no word to learn from)"
     steps = f" after {stats['search_steps']} search steps" if "search_steps" in stats else ""
-    return (f"count threshold {stats['threshold']} (searched within --lower-thresh {args.lower_thresh} .. "
-            f"--upper-thresh {args.upper_thresh} and the word counts){steps}")
+    return (
+        f"count threshold {stats['threshold']} (searched within --lower-thresh {args.lower_thresh} .. "
+        f"--upper-thresh {args.upper_thresh} and the word counts){steps}"
+    )
 
 
 def size_notes(size: int, target: int, stats: dict, *, slack_ratio: float, lower_thresh: int) -> list[str]:
@@ -125,24 +173,33 @@ def size_notes(size: int, target: int, stats: dict, *, slack_ratio: float, lower
     """
     threshold = stats["threshold"]
     if size > target:
-        return [f"more tokens than the target: the threshold search ended at count {threshold} "
-                "(tensorflow_text gives the same); widen --lower-thresh..--upper-thresh or raise --slack-ratio"]
+        return [
+            f"more tokens than the target: the threshold search ended at count {threshold} "
+            "(tensorflow_text gives the same); widen --lower-thresh..--upper-thresh or raise --slack-ratio"
+        ]
     if size >= target * (1 - slack_ratio):
         return []
     if threshold is None:
-        return ["fewer tokens than the target: no word was left to learn from (all are reserved tokens, longer "
-                "than --max-token-length or use characters beyond --max-unique-chars)"]
+        return [
+            "fewer tokens than the target: no word was left to learn from (all are reserved tokens, longer "
+            "than --max-token-length or use characters beyond --max-unique-chars)"
+        ]
     lowest, highest = stats.get("search_range") or (lower_thresh, None)
     if highest is not None and highest < lower_thresh:
-        why = (f"the most frequent word occurs {highest} times, fewer than --lower-thresh {lower_thresh}; "
-               "give more text or lower --lower-thresh")
+        why = (
+            f"the most frequent word occurs {highest} times, fewer than --lower-thresh {lower_thresh}; "
+            "give more text or lower --lower-thresh"
+        )
     elif lowest > lower_thresh:
-        why = (f"every word occurs at least {lowest} times, more than --lower-thresh {lower_thresh}, so a lower "
-               "--lower-thresh changes nothing; give more text")
+        why = (
+            f"every word occurs at least {lowest} times, more than --lower-thresh {lower_thresh}, so a lower "
+            "--lower-thresh changes nothing; give more text"
+        )
     elif threshold <= lower_thresh:
         why = f"the search goes no lower than --lower-thresh {lower_thresh}; give more text or lower --lower-thresh"
     else:
-        why = ("a lower threshold gives more tokens than the target: raise --slack-ratio or "
-               "give more text")
-    return [f"fewer tokens than the target: only {size} tokens (reserved, the alphabet and substrings) occur at "
-            f"least {threshold} times (the count threshold) in the {stats['words']} words learned from; {why}"]
+        why = "a lower threshold gives more tokens than the target: raise --slack-ratio or give more text"
+    return [
+        f"fewer tokens than the target: only {size} tokens (reserved, the alphabet and substrings) occur at "
+        f"least {threshold} times (the count threshold) in the {stats['words']} words learned from; {why}"
+    ]

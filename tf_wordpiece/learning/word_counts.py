@@ -9,8 +9,8 @@ from typing import Sequence
 import tensorflow as tf
 
 from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
-from tf_wordpiece.progress import progress_bar
 from tf_wordpiece.bert.space_chunks import words_never_span_spaces
+from tf_wordpiece.progress import progress_bar
 
 BATCH_SIZE = 8192  # strings per counting batch (datasets of scalars or vectors are rebatched)
 
@@ -52,7 +52,9 @@ def count_words(dataset: tf.data.Dataset, basic_tokenizer: BasicTokenizer, *, pr
         dataset = (dataset.unbatch() if spec.shape.rank == 1 else dataset).batch(BATCH_SIZE)
 
     totals: dict[bytes, int] = {}
-    batches = dataset.map(batch_word_counter(basic_tokenizer), num_parallel_calls=tf.data.AUTOTUNE, deterministic=True).prefetch(2)
+    batches = dataset.map(
+        batch_word_counter(basic_tokenizer), num_parallel_calls=tf.data.AUTOTUNE, deterministic=True
+    ).prefetch(2)
     result = WordCounts()
     with progress_bar(desc="counting words", unit=" strings", disable=not progress, leave=False) as bar:
         for words, counts, size, invalid in batches:
@@ -83,7 +85,9 @@ def batch_word_counter(basic_tokenizer: BasicTokenizer):
 
         def counted(valid):
             unique, index = tf.unique(tf.boolean_mask(words.text, valid), out_idx=tf.int64)
-            counts = tf.math.unsorted_segment_sum(tf.boolean_mask(tf.gather(weights, words.row), valid), index, tf.size(unique))
+            counts = tf.math.unsorted_segment_sum(
+                tf.boolean_mask(tf.gather(weights, words.row), valid), index, tf.size(unique)
+            )
             skipped = tf.reduce_sum(tf.boolean_mask(tf.gather(weights, words.row), ~valid))
             return unique, counts, skipped
 
@@ -138,7 +142,7 @@ def text_line_dataset(paths: Sequence[str | os.PathLike], *, not_utf8: list[str]
         for path in paths:
             name = "standard input" if os.fspath(path) == "-" else os.fspath(path)
             checked, first_line = len(batch), 1  # batch[checked:] are this file's lines from first_line on
-            with (open(sys.stdin.fileno(), "rb", closefd=False) if name == "standard input" else open(path, "rb")) as f:
+            with open(sys.stdin.fileno(), "rb", closefd=False) if name == "standard input" else open(path, "rb") as f:
                 for line in f:
                     batch.append(line.rstrip(b"\n").removesuffix(b"\r"))
                     if len(batch) == BATCH_SIZE:
@@ -174,16 +178,21 @@ def _all_utf8(lines: list[bytes], path: str, first_line: int, errors: list[str] 
 
 def invalid_utf8_message(path: str, line: int, offset: int, byte: int) -> str:
     """The error for a text file that is not UTF-8: where (line from 1, byte offset in the line from 0) and the fix."""
-    fix = ("convert it to UTF-8 first, e.g. iconv -f latin1 -t utf-8" if path == "standard input" else
-           f"convert the file to UTF-8 first, e.g. iconv -f latin1 -t utf-8 {path} > {path}.utf8")
+    fix = (
+        "convert it to UTF-8 first, e.g. iconv -f latin1 -t utf-8"
+        if path == "standard input"
+        else f"convert the file to UTF-8 first, e.g. iconv -f latin1 -t utf-8 {path} > {path}.utf8"
+    )
     return f"input: {path} is not UTF-8 text: line {line} holds the byte 0x{byte:02x} at byte offset {offset}; {fix}"
 
 
 def tfds_text_dataset(spec: str) -> tf.data.Dataset:
-    """`NAME:SPLIT:FEATURE` (e.g. `ted_hrlr_translate/pt_to_en:train:en`) from the local TFDS data dir, as scalar strings."""
+    """Scalar strings of `NAME:SPLIT:FEATURE` (e.g. `ted_hrlr_translate/pt_to_en:train:en`), local TFDS data only."""
     parts = spec.rsplit(":", 2)
     if len(parts) != 3 or not all(parts):
-        raise ValueError(f"tfds: expected NAME:SPLIT:FEATURE such as ted_hrlr_translate/pt_to_en:train:en, got {spec!r}")
+        raise ValueError(
+            f"tfds: expected NAME:SPLIT:FEATURE such as ted_hrlr_translate/pt_to_en:train:en, got {spec!r}"
+        )
     name, split, feature = parts
     try:
         import tensorflow_datasets as tfds
@@ -205,5 +214,7 @@ def tfds_load_error(name: str, split: str, error: Exception) -> str:
     users to pass download=True, which the command line cannot.
     """
     reason = str(error).strip().split("\n")[0].split(". ")[0]
-    return (f"cannot load {name} split {split!r} from the TFDS data dir ({reason}); download and prepare it once "
-            f"with `tfds build {name}`, or set TFDS_DATA_DIR to the data dir that holds it")
+    return (
+        f"cannot load {name} split {split!r} from the TFDS data dir ({reason}); download and prepare it once "
+        f"with `tfds build {name}`, or set TFDS_DATA_DIR to the data dir that holds it"
+    )

@@ -110,8 +110,9 @@ class NumericCore(tf.Module):
       jit_compile: compile the integer pipeline with XLA.
 
     >>> from tf_wordpiece.bert import normalizers
-    >>> core = NumericCore(normalizer=normalizers.hf_normalizer(clean_text=True, strip_accents=True, lowercase=True),
-    ...                    pre_tokenizer=pre_tokenizers.hf_pre_tokenizer(), tokens=["[UNK]", "un", "##aff", "##able", "!"],
+    >>> normalizer = normalizers.hf_normalizer(clean_text=True, strip_accents=True, lowercase=True)
+    >>> core = NumericCore(normalizer=normalizer, pre_tokenizer=pre_tokenizers.hf_pre_tokenizer(),
+    ...                    tokens=["[UNK]", "un", "##aff", "##able", "!"],
     ...                    suffix_indicator="##", unknown_id=0, max_bytes_per_word=None, max_chars_per_word=100,
     ...                    invalid_utf8="replace")
     >>> ids, begin, end = core.tokenize_with_offsets(tf.constant(["Unaffable! x"]))
@@ -172,8 +173,11 @@ class NumericCore(tf.Module):
         lengths = tf.strings.length(strings)
         total = tf.reduce_sum(lengths)
         too_large = tf.debugging.assert_less_equal(
-            total, MAX_BATCH_BYTES, message=f"strings: the numeric core takes at most {MAX_BATCH_BYTES} bytes of "
-            "UTF-8 a call; split the batch, or use core='string' for larger inputs")
+            total,
+            MAX_BATCH_BYTES,
+            message=f"strings: the numeric core takes at most {MAX_BATCH_BYTES} bytes of "
+            "UTF-8 a call; split the batch, or use core='string' for larger inputs",
+        )
         with tf.control_dependencies([too_large]):
             data = tf.io.decode_raw(tf.strings.reduce_join(strings), tf.uint8)
         words, pieces = self._tokenize_padded(tf.reshape(data, [-1]), lengths)  # an empty join decodes to no bytes
@@ -195,7 +199,8 @@ class NumericCore(tf.Module):
           `tokenize_with_offsets` gives the same pieces, grouped in words.
 
         >>> from tf_wordpiece.bert import normalizers
-        >>> core = NumericCore(normalizer=normalizers.hf_normalizer(clean_text=True, strip_accents=True, lowercase=True),
+        >>> normalizer = normalizers.hf_normalizer(clean_text=True, strip_accents=True, lowercase=True)
+        >>> core = NumericCore(normalizer=normalizer,
         ...                    pre_tokenizer=pre_tokenizers.hf_pre_tokenizer(), tokens=["[UNK]", "un", "##aff", "!"],
         ...                    suffix_indicator="##", unknown_id=0, max_bytes_per_word=None, max_chars_per_word=100,
         ...                    invalid_utf8="replace")
@@ -207,8 +212,12 @@ class NumericCore(tf.Module):
         words, pieces = self._tokenize_padded(tf.reshape(data, [-1]), row_lengths)
         count = pieces.num_pieces
         piece_row = tf.gather(words.row, pieces.word[:count])
-        return {"token_ids": pieces.ids[:count], "starts": pieces.begin[:count], "ends": pieces.end[:count],
-                "row_lengths": _add_at(piece_row, tf.ones_like(piece_row), tf.size(row_lengths))}
+        return {
+            "token_ids": pieces.ids[:count],
+            "starts": pieces.begin[:count],
+            "ends": pieces.end[:count],
+            "row_lengths": _add_at(piece_row, tf.ones_like(piece_row), tf.size(row_lengths)),
+        }
 
     def _tokenize_padded(self, data: tf.Tensor, lengths: tf.Tensor) -> tuple[Words, Pieces]:
         """Both stages on bytes [B] and lengths int32 [n], padded to their buckets."""
@@ -221,8 +230,12 @@ class NumericCore(tf.Module):
         lengths = tf.pad(lengths, [[0, num_rows - n]])
 
         words = self._stage("words", 1)(data, lengths)
-        if self.max_expansion > 1:  # rare text that expands past one slot a byte: once more, with room for the worst case
-            words = tf.cond(words.overflow, lambda: self._stage("words", self.max_expansion)(data, lengths), lambda: words)
+        if (
+            self.max_expansion > 1
+        ):  # rare text that expands past one slot a byte: once more, with room for the worst case
+            words = tf.cond(
+                words.overflow, lambda: self._stage("words", self.max_expansion)(data, lengths), lambda: words
+            )
         # Stage 2 runs one lane a word: as many lanes as words, to the next bucket.
         num_lanes = tf.minimum(_bucket(words.num_words + 1, _MIN_ROWS), tf.size(words.char))
         per_word = [t[:num_lanes] for t in (words.first, words.end_slot, words.single, words.single_id)]
@@ -283,8 +296,9 @@ class NumericCore(tf.Module):
         char_class = tf.where(slot < used, char_class, WHITESPACE)
         string = tf.gather(byte_row, source)
         kept = char_class != WHITESPACE
-        word_start = kept & ((char_class == ISOLATED) | (char_class != behind(char_class, 1, -1))
-                             | (string != behind(string, 1, -1)))
+        word_start = kept & (
+            (char_class == ISOLATED) | (char_class != behind(char_class, 1, -1)) | (string != behind(string, 1, -1))
+        )
         word = tf.where(kept, tf.cumsum(tf.cast(word_start, tf.int32)) - 1, -1)
         word_end = kept & (ahead(word, 1, -1) != word)
 
@@ -345,13 +359,30 @@ class NumericCore(tf.Module):
             piece_id = tf.tensor_scatter_nd_update(piece_id, target, best_id)
             cursor = tf.where(emit, cursor + best_length, cursor)
             active &= ~stop | (emit & (cursor < end_slot))
-            return (active, cursor, tf.where(emit, cursor, at), tf.where(emit, self.suffix_root, node),
-                    tf.where(emit, 0, best_length), best_id, broken, piece_length, piece_id)
+            return (
+                active,
+                cursor,
+                tf.where(emit, cursor, at),
+                tf.where(emit, self.suffix_root, node),
+                tf.where(emit, 0, best_length),
+                best_id,
+                broken,
+                piece_length,
+                piece_id,
+            )
 
         # Every loop variable starts from a tensor of its own: TF.js mixes up loop variables that share one.
-        state = (active, first, tf.identity(first), tf.fill(tf.shape(lanes), tables.ROOT), tf.zeros_like(lanes),
-                 tf.zeros_like(lanes), tf.zeros_like(active), tf.zeros([num_slots + 1], tf.int32),
-                 tf.fill([num_slots + 1], self.unknown_id))
+        state = (
+            active,
+            first,
+            tf.identity(first),
+            tf.fill(tf.shape(lanes), tables.ROOT),
+            tf.zeros_like(lanes),
+            tf.zeros_like(lanes),
+            tf.zeros_like(active),
+            tf.zeros([num_slots + 1], tf.int32),
+            tf.fill([num_slots + 1], self.unknown_id),
+        )
         state = tf.while_loop(lambda active, *_: tf.reduce_any(active), step, state)
         broken, piece_length, piece_id = state[6:]
 
@@ -372,8 +403,13 @@ class NumericCore(tf.Module):
             return tf.scatter_nd(index, values, [num_slots + 1])[:num_slots]
 
         last = tf.maximum(tf.range(num_slots) + piece_length - 1, 0)
-        return Pieces(tf.reduce_sum(tf.cast(is_piece, tf.int32)), compact(piece_id), compact(begin),
-                      compact(tf.gather(end, tf.minimum(last, num_slots - 1))), compact(word))
+        return Pieces(
+            tf.reduce_sum(tf.cast(is_piece, tf.int32)),
+            compact(piece_id),
+            compact(begin),
+            compact(tf.gather(end, tf.minimum(last, num_slots - 1))),
+            compact(word),
+        )
 
     def _mark_added(self, data, byte_row, start, code_point, char_length):
         """Each match of an added token becomes one character, -1 - the token's index, spanning its bytes."""
@@ -458,11 +494,15 @@ def check_no_overlaps(contents: Sequence[bytes]) -> None:
     for a in contents:
         for b in contents:
             if a != b and b in a:
-                raise ValueError(f"special_tokens: {b.decode(errors='replace')!r} is inside "
-                                 f"{a.decode(errors='replace')!r}; the numeric core matches tokens that cannot "
-                                 "overlap: drop one, or use core='string'")
+                raise ValueError(
+                    f"special_tokens: {b.decode(errors='replace')!r} is inside "
+                    f"{a.decode(errors='replace')!r}; the numeric core matches tokens that cannot "
+                    "overlap: drop one, or use core='string'"
+                )
             for k in range(1, min(len(a), len(b))):
                 if a[-k:] == b[:k]:
-                    raise ValueError(f"special_tokens: {a.decode(errors='replace')!r} ends with the start of "
-                                     f"{b.decode(errors='replace')!r}; the numeric core matches tokens that cannot "
-                                     "overlap: drop one, or use core='string'")
+                    raise ValueError(
+                        f"special_tokens: {a.decode(errors='replace')!r} ends with the start of "
+                        f"{b.decode(errors='replace')!r}; the numeric core matches tokens that cannot "
+                        "overlap: drop one, or use core='string'"
+                    )

@@ -79,10 +79,18 @@ def decode(data: tf.Tensor, byte_row: tf.Tensor, size: tf.Tensor) -> Characters:
         return functools.reduce(tf.add, [v * (1 << s) for v, s in parts])
 
     code_point = tf.where(
-        need == 0, data,
-        tf.where(need == 1, bits((tf.math.floormod(data, 32), 6), (b1, 0)),
-                 tf.where(need == 2, bits((tf.math.floormod(data, 16), 12), (b1, 6), (b2, 0)),
-                          bits((tf.math.floormod(data, 8), 18), (b1, 12), (b2, 6), (b3, 0)))))
+        need == 0,
+        data,
+        tf.where(
+            need == 1,
+            bits((tf.math.floormod(data, 32), 6), (b1, 0)),
+            tf.where(
+                need == 2,
+                bits((tf.math.floormod(data, 16), 12), (b1, 6), (b2, 0)),
+                bits((tf.math.floormod(data, 8), 18), (b1, 12), (b2, 6), (b3, 0)),
+            ),
+        ),
+    )
     code_point = tf.where(valid, code_point, ut.INVALID_UTF8)
 
     # A byte inside an earlier lead's sequence (valid or not) starts nothing.

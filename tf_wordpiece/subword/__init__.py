@@ -44,14 +44,54 @@ from __future__ import annotations
 import importlib
 
 _MODULE_OF = {
-    **dict.fromkeys(["PAD", "EOS", "RESERVED_TOKENS", "ESCAPE_CHARS", "TFDS_UNDERSCORE", "NUM_BYTES", "COMPATS",
-                     "UNDEFINED_CHARACTER", "check_compat", "alnum_table", "split_text", "join_tokens", "tfds_tokens",
-                     "is_mixed_alphanum", "escape_token", "unescape_token", "alphabet_of", "subtoken_ids"], "text"),
+    **dict.fromkeys(
+        [
+            "PAD",
+            "EOS",
+            "RESERVED_TOKENS",
+            "ESCAPE_CHARS",
+            "TFDS_UNDERSCORE",
+            "NUM_BYTES",
+            "COMPATS",
+            "UNDEFINED_CHARACTER",
+            "check_compat",
+            "alnum_table",
+            "split_text",
+            "join_tokens",
+            "tfds_tokens",
+            "is_mixed_alphanum",
+            "escape_token",
+            "unescape_token",
+            "alphabet_of",
+            "subtoken_ids",
+        ],
+        "text",
+    ),
     **dict.fromkeys(["segment", "encode_text", "decode_ids"], "reference"),
-    **dict.fromkeys(["corpus_token_counts", "prefix_counts", "build_from_token_counts", "build_to_target_size",
-                     "TFDS_MIN_TARGET_SIZE"], "learner"),
-    **dict.fromkeys(["format_vocab", "parse_vocab", "is_tfds_vocab", "format_tfds_vocab", "parse_tfds_vocab",
-                     "read_vocab_file", "write_vocab_file", "TFDS_HEADER", "TFDS_METADATA"], "formats"),
+    **dict.fromkeys(
+        [
+            "corpus_token_counts",
+            "prefix_counts",
+            "build_from_token_counts",
+            "build_to_target_size",
+            "TFDS_MIN_TARGET_SIZE",
+        ],
+        "learner",
+    ),
+    **dict.fromkeys(
+        [
+            "format_vocab",
+            "parse_vocab",
+            "is_tfds_vocab",
+            "format_tfds_vocab",
+            "parse_tfds_vocab",
+            "read_vocab_file",
+            "write_vocab_file",
+            "TFDS_HEADER",
+            "TFDS_METADATA",
+        ],
+        "formats",
+    ),
 }
 
 __all__ = sorted(_MODULE_OF)

@@ -97,18 +97,35 @@ class SubwordTextEncoder(Tokenizer, Detokenizer):
             self.subtokens = self._graph.subtokens
             self.alphabet = self._graph.alphabet  # t2t only: the characters written as themselves
         # Python values are converted before the call, so encode("...") in a loop traces once.
-        self.encode = PythonEntry(self._encode, lambda v: as_strings(v, "strings"),
-                                  [STRING_BATCH, tf.TensorSpec([], tf.string)])
-        self.decode = PythonEntry(self._decode, _int64_ids, [
-            tf.TensorSpec([None], tf.int64), tf.TensorSpec([None, None], tf.int64),
-            tf.RaggedTensorSpec([None, None], tf.int64)])
+        self.encode = PythonEntry(
+            self._encode, lambda v: as_strings(v, "strings"), [STRING_BATCH, tf.TensorSpec([], tf.string)]
+        )
+        self.decode = PythonEntry(
+            self._decode,
+            _int64_ids,
+            [
+                tf.TensorSpec([None], tf.int64),
+                tf.TensorSpec([None, None], tf.int64),
+                tf.RaggedTensorSpec([None, None], tf.int64),
+            ],
+        )
         self.vocab_size.get_concrete_function()
 
     @classmethod
-    def build_from_corpus(cls, lines: Iterable[str], target_vocab_size: int, *, compat: str = "t2t",
-                          max_subtoken_length: int | None = None, reserved_tokens: Sequence[str] | None = None,
-                          min_val: int | None = None, max_val: int | None = None, num_iterations: int = 4,
-                          max_corpus_chars: int | None = None, verbose: bool = True) -> "SubwordTextEncoder":
+    def build_from_corpus(
+        cls,
+        lines: Iterable[str],
+        target_vocab_size: int,
+        *,
+        compat: str = "t2t",
+        max_subtoken_length: int | None = None,
+        reserved_tokens: Sequence[str] | None = None,
+        min_val: int | None = None,
+        max_val: int | None = None,
+        num_iterations: int = 4,
+        max_corpus_chars: int | None = None,
+        verbose: bool = True,
+    ) -> "SubwordTextEncoder":
         """Learns a vocabulary of about `target_vocab_size` ids from lines of text (t2t's
         `build_from_generator`, or tfds's `build_from_corpus` with `compat="tfds"`, whose
         subwords it equals); see `learner.build_to_target_size` for the defaults.
@@ -124,11 +141,19 @@ class SubwordTextEncoder(Tokenizer, Detokenizer):
         (True, b'hello')
         """
         # None: each mode's default reserved tokens (t2t's <pad> and <EOS>, tfds's none), chosen by the learner.
-        counts = learner.corpus_token_counts(lines, compat=compat, reserved_tokens=reserved_tokens or (),
-                                             max_corpus_chars=max_corpus_chars)
+        counts = learner.corpus_token_counts(
+            lines, compat=compat, reserved_tokens=reserved_tokens or (), max_corpus_chars=max_corpus_chars
+        )
         subtokens = learner.build_to_target_size(
-            counts, target_vocab_size, compat=compat, min_val=min_val, max_val=max_val, num_iterations=num_iterations,
-            max_subtoken_length=max_subtoken_length, reserved_tokens=reserved_tokens, verbose=verbose,
+            counts,
+            target_vocab_size,
+            compat=compat,
+            min_val=min_val,
+            max_val=max_val,
+            num_iterations=num_iterations,
+            max_subtoken_length=max_subtoken_length,
+            reserved_tokens=reserved_tokens,
+            verbose=verbose,
         )
         return cls(subtokens, compat=compat)
 
@@ -152,8 +177,10 @@ class SubwordTextEncoder(Tokenizer, Detokenizer):
     def _encode(self, strings: tf.Tensor):
         """string [batch] -> int64 ragged [batch, ids]; a scalar -> int64 [ids]."""
         if isinstance(strings, tf.RaggedTensor) or strings.shape.rank not in (0, 1):
-            raise ValueError(f"strings: expected a string or a [batch] vector of strings, got shape {strings.shape}; "
-                             "reshape it to [batch]")
+            raise ValueError(
+                f"strings: expected a string or a [batch] vector of strings, got shape {strings.shape}; "
+                "reshape it to [batch]"
+            )
         if strings.shape.rank == 0:
             return self._graph.encode(strings[None])[0]
         return self._graph.encode(strings)

@@ -44,16 +44,18 @@ def format_vocab(subtokens: Sequence[str], *, add_single_quotes: bool = True) ->
         return "".join(f"'{s}'\n" for s in subtokens)
     lossy = [s for s in subtokens if "\n" in s or _read_line(s) != s]
     if lossy:
-        raise ValueError(f"add_single_quotes: False cannot store {len(lossy)} subtoken(s) such as {lossy[:5]}: bare, "
-                         "they would not read back (white space at an end, wrapping quotes, a newline); "
-                         "store with add_single_quotes=True")
+        raise ValueError(
+            f"add_single_quotes: False cannot store {len(lossy)} subtoken(s) such as {lossy[:5]}: bare, "
+            "they would not read back (white space at an end, wrapping quotes, a newline); "
+            "store with add_single_quotes=True"
+        )
     return "".join(f"{s}\n" for s in subtokens)
 
 
 def _read_line(line: str) -> str:
     """One vocabulary line as t2t's loader reads it: stripped, then one pair of wrapping ' or " removed."""
     s = line.strip()
-    if s[:1] in ("'", "\"") and s.endswith(s[0]):  # a lone quote too, as in t2t: it reads as ""
+    if s[:1] in ("'", '"') and s.endswith(s[0]):  # a lone quote too, as in t2t: it reads as ""
         return s[1:-1]
     return s
 
@@ -92,8 +94,10 @@ def format_tfds_vocab(subwords: Sequence[str]) -> str:
     """
     bad = [s for s in subwords if "\n" in s]
     if bad:
-        raise ValueError(f"subwords: {bad[:3]} contain a newline, which tfds's file format cannot hold "
-                         "(lines end at newlines); store them in the t2t format or learn from lines without newlines")
+        raise ValueError(
+            f"subwords: {bad[:3]} contain a newline, which tfds's file format cannot hold "
+            "(lines end at newlines); store them in the t2t format or learn from lines without newlines"
+        )
     lines = [TFDS_HEADER, TFDS_METADATA + "{}", *(f"'{s}'" for s in subwords)]
     return "\n".join(lines) + "\n"
 
@@ -108,14 +112,20 @@ def parse_tfds_vocab(text: str, *, source: str) -> list[str]:
     if lines[-1] == "":
         lines.pop()
     if not lines or lines[0] != TFDS_HEADER:
-        raise ValueError(f"vocab: the {source} does not start with {TFDS_HEADER!r}; pass a file written by save_to_file")
+        raise ValueError(
+            f"vocab: the {source} does not start with {TFDS_HEADER!r}; pass a file written by save_to_file"
+        )
     if len(lines) < 2 or not lines[1].startswith(TFDS_METADATA):
-        raise ValueError(f"vocab: the {source} has no {TFDS_METADATA.strip()!r} line after its header; "
-                         "pass a file written by tfds's save_to_file")
+        raise ValueError(
+            f"vocab: the {source} has no {TFDS_METADATA.strip()!r} line after its header; "
+            "pass a file written by tfds's save_to_file"
+        )
     unquoted = [i for i, line in enumerate(lines[2:], start=3) if len(line) < 2 or line[0] != "'" or line[-1] != "'"]
     if unquoted:
-        raise ValueError(f"vocab: line {unquoted[0]} of the {source} is not a subword in single quotes: "
-                         f"{lines[unquoted[0] - 1]!r}; pass a file written by save_to_file")
+        raise ValueError(
+            f"vocab: line {unquoted[0]} of the {source} is not a subword in single quotes: "
+            f"{lines[unquoted[0] - 1]!r}; pass a file written by save_to_file"
+        )
     return [line[1:-1] for line in lines[2:] if line[1:-1]]
 
 
@@ -131,22 +141,29 @@ def read_vocab_file(path: str | os.PathLike, compat: str | None) -> tuple[str, l
     try:
         data = pathlib.Path(path).read_bytes()
     except OSError as e:
-        raise ValueError(f"vocab: cannot read the vocab file {path!r} ({e.strerror}); pass a file written by store_to_file") from None
+        raise ValueError(
+            f"vocab: cannot read the vocab file {path!r} ({e.strerror}); pass a file written by store_to_file"
+        ) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ValueError(f"vocab: the vocab file {path!r} is not valid UTF-8 (byte {e.start}); re-save it as UTF-8") from None
+        raise ValueError(
+            f"vocab: the vocab file {path!r} is not valid UTF-8 (byte {e.start}); re-save it as UTF-8"
+        ) from None
     found = "tfds" if is_tfds_vocab(text) else "t2t"
     if compat is not None and check_compat(compat) != found:
-        raise ValueError(f"compat: {compat!r}, but the vocab file {path!r} is in {found}'s format "
-                         f"({'has' if found == 'tfds' else 'lacks'} the {TFDS_HEADER!r} header); pass compat={found!r} or None")
+        raise ValueError(
+            f"compat: {compat!r}, but the vocab file {path!r} is in {found}'s format "
+            f"({'has' if found == 'tfds' else 'lacks'} the {TFDS_HEADER!r} header); pass compat={found!r} or None"
+        )
     if found == "tfds":
         return found, parse_tfds_vocab(text, source=f"vocab file {path!r}")
     return found, parse_vocab(text, source=f"vocab file {path!r}")
 
 
-def write_vocab_file(path: str | os.PathLike, subtokens: Sequence[str], *, compat: str,
-                     add_single_quotes: bool = True) -> None:
+def write_vocab_file(
+    path: str | os.PathLike, subtokens: Sequence[str], *, compat: str, add_single_quotes: bool = True
+) -> None:
     """Writes `subtokens` atomically in `compat`'s format (`add_single_quotes=False`: t2t only).
 
     An existing file is replaced only if it looks like a vocabulary file, so a
@@ -154,8 +171,9 @@ def write_vocab_file(path: str | os.PathLike, subtokens: Sequence[str], *, compa
     """
     if check_compat(compat) == "tfds":
         if not add_single_quotes:
-            raise ValueError("add_single_quotes: False is only for compat='t2t' (tfds's files always quote their "
-                             "subwords); drop it")
+            raise ValueError(
+                "add_single_quotes: False is only for compat='t2t' (tfds's files always quote their subwords); drop it"
+            )
         text = format_tfds_vocab(subtokens)
     else:
         text = format_vocab(subtokens, add_single_quotes=add_single_quotes)

@@ -3,7 +3,8 @@
 Core TF ops only. Positions are code points (characters) of the strings joined
 end to end; byte offsets are UTF-8 bytes of that joined string.
 
->>> table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(["ab", "b"], tf.constant([7, 8], tf.int64)), -1)
+>>> init = tf.lookup.KeyValueTensorInitializer(["ab", "b"], tf.constant([7, 8], tf.int64))
+>>> table = tf.lookup.StaticHashTable(init, -1)
 >>> longest = np.zeros(0x110000, np.int64); longest[[ord("a"), ord("b")]] = [2, 1]
 >>> m = longest_match(tf.constant(["abab", "cb"]), table, ut.CodePointLookup(longest))
 >>> tf.boolean_mask(m.ids, m.on_path).numpy().tolist()  # "ab" "ab" | "c" (no match) "b"

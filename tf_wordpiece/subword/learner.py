@@ -29,15 +29,28 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from tf_wordpiece.progress import progress_bar
-from tf_wordpiece.subword.text import (NUM_BYTES, RESERVED_TOKENS, TFDS_UNDERSCORE, alphabet_of, check_compat,
-                                       escape_token, is_mixed_alphanum, split_text, tfds_tokens)
-
+from tf_wordpiece.subword.text import (
+    NUM_BYTES,
+    RESERVED_TOKENS,
+    TFDS_UNDERSCORE,
+    alphabet_of,
+    check_compat,
+    escape_token,
+    is_mixed_alphanum,
+    split_text,
+    tfds_tokens,
+)
 
 # --- token counts --------------------------------------------------------------------------------
 
 
-def corpus_token_counts(lines: Iterable[str], *, compat: str = "t2t", reserved_tokens: Sequence[str] = (),
-                        max_corpus_chars: int | None = None) -> collections.Counter:
+def corpus_token_counts(
+    lines: Iterable[str],
+    *,
+    compat: str = "t2t",
+    reserved_tokens: Sequence[str] = (),
+    max_corpus_chars: int | None = None,
+) -> collections.Counter:
     """Token counts over lines of text (t2t: raw tokens; tfds: prepared tokens).
 
     `max_corpus_chars`: only the first this many characters of the text are
@@ -48,8 +61,9 @@ def corpus_token_counts(lines: Iterable[str], *, compat: str = "t2t", reserved_t
     [('hello_', 1), ('wo', 1)]
     """
     check_compat(compat)
-    if max_corpus_chars is not None and (isinstance(max_corpus_chars, bool) or not isinstance(max_corpus_chars, int)
-                                         or max_corpus_chars < 0):
+    if max_corpus_chars is not None and (
+        isinstance(max_corpus_chars, bool) or not isinstance(max_corpus_chars, int) or max_corpus_chars < 0
+    ):
         raise ValueError(f"max_corpus_chars: expected a non-negative int or None, got {max_corpus_chars!r}")
     counts: collections.Counter = collections.Counter()
     used = 0
@@ -91,8 +105,15 @@ def _boundaries(token: str, vocab: set[str], prefixes: set[str]) -> list[int]:
 class _Learner:
     """One corpus, learned at several min_counts: what does not depend on min_count is done once."""
 
-    def __init__(self, token_counts: Mapping[str, int], *, compat: str, reserved_tokens: Sequence[str],
-                 max_subtoken_length: int | None, num_iterations: int):
+    def __init__(
+        self,
+        token_counts: Mapping[str, int],
+        *,
+        compat: str,
+        reserved_tokens: Sequence[str],
+        max_subtoken_length: int | None,
+        num_iterations: int,
+    ):
         self.compat = check_compat(compat)
         self.reserved = list(reserved_tokens)
         self.iterations = num_iterations
@@ -206,11 +227,15 @@ def prefix_counts(weights: Mapping[str, int]) -> dict[str, int]:
 def _check_reserved(reserved_tokens: Sequence[str], compat: str) -> list[str]:
     reserved = list(reserved_tokens)
     if compat == "t2t" and reserved[: len(RESERVED_TOKENS)] != list(RESERVED_TOKENS):
-        raise ValueError(f"reserved_tokens: {reserved} must start with {list(RESERVED_TOKENS)} (tensor2tensor's ids 0 and 1)")
+        raise ValueError(
+            f"reserved_tokens: {reserved} must start with {list(RESERVED_TOKENS)} (tensor2tensor's ids 0 and 1)"
+        )
     if compat == "tfds":
         bad = [t for t in reserved if t.endswith("_") or not is_mixed_alphanum(t)]
         if bad:
-            raise ValueError(f"reserved_tokens: {bad} must mix alphanumeric and other characters and not end in '_' (like '<EOS>')")
+            raise ValueError(
+                f"reserved_tokens: {bad} must mix alphanumeric and other characters and not end in '_' (like '<EOS>')"
+            )
     return reserved
 
 
@@ -218,23 +243,42 @@ def _default_reserved(compat: str) -> tuple[str, ...]:
     return RESERVED_TOKENS if compat == "t2t" else ()
 
 
-def build_from_token_counts(token_counts: Mapping[str, int], min_count: int, *, compat: str = "t2t",
-                            num_iterations: int = 4, max_subtoken_length: int | None = None,
-                            reserved_tokens: Sequence[str] | None = None) -> list[str]:
+def build_from_token_counts(
+    token_counts: Mapping[str, int],
+    min_count: int,
+    *,
+    compat: str = "t2t",
+    num_iterations: int = 4,
+    max_subtoken_length: int | None = None,
+    reserved_tokens: Sequence[str] | None = None,
+) -> list[str]:
     """One vocabulary for one min_count (see the module docstring for the algorithm).
 
     Returns the subtoken list (t2t: id n is entry n; tfds: id n + 1, bytes after).
     """
     reserved = _check_reserved(_default_reserved(compat) if reserved_tokens is None else reserved_tokens, compat)
     _check_counts(token_counts)
-    return _Learner(token_counts, compat=compat, reserved_tokens=reserved, max_subtoken_length=max_subtoken_length,
-                    num_iterations=num_iterations).build(min_count)
+    return _Learner(
+        token_counts,
+        compat=compat,
+        reserved_tokens=reserved,
+        max_subtoken_length=max_subtoken_length,
+        num_iterations=num_iterations,
+    ).build(min_count)
 
 
-def build_to_target_size(token_counts: Mapping[str, int], target_size: int, *, compat: str = "t2t",
-                         min_val: int | None = None, max_val: int | None = None, num_iterations: int = 4,
-                         max_subtoken_length: int | None = None, reserved_tokens: Sequence[str] | None = None,
-                         verbose: bool = True) -> list[str]:
+def build_to_target_size(
+    token_counts: Mapping[str, int],
+    target_size: int,
+    *,
+    compat: str = "t2t",
+    min_val: int | None = None,
+    max_val: int | None = None,
+    num_iterations: int = 4,
+    max_subtoken_length: int | None = None,
+    reserved_tokens: Sequence[str] | None = None,
+    verbose: bool = True,
+) -> list[str]:
     """Binary search on min_count for the vocabulary whose size is closest to `target_size`.
 
     Sizes within 1% of the target end the search. Bounds default to t2t's 1 and
@@ -256,8 +300,13 @@ def build_to_target_size(token_counts: Mapping[str, int], target_size: int, *, c
     if low > high:
         raise ValueError(f"min_val: {low} is greater than max_val {high}; pass min_val <= max_val")
     start = time.perf_counter()
-    learner = _Learner(token_counts, compat=compat, reserved_tokens=reserved, max_subtoken_length=max_subtoken_length,
-                       num_iterations=num_iterations)
+    learner = _Learner(
+        token_counts,
+        compat=compat,
+        reserved_tokens=reserved,
+        max_subtoken_length=max_subtoken_length,
+        num_iterations=num_iterations,
+    )
     _check_target_size(target_size, compat)
     with progress_bar(desc=f"subwords ({compat})", unit=" builds", disable=not verbose, file=sys.stderr) as bar:
 
@@ -269,8 +318,11 @@ def build_to_target_size(token_counts: Mapping[str, int], target_size: int, *, c
 
         vocab = _bisect(build, learner.size, target_size, low, high, prefer_later=compat == "tfds")
     if verbose:
-        print(f"learned {learner.size(vocab)} ids (target {target_size}) from {len(token_counts)} distinct tokens "
-              f"in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        print(
+            f"learned {learner.size(vocab)} ids (target {target_size}) from {len(token_counts)} distinct tokens "
+            f"in {time.perf_counter() - start:.1f} s",
+            file=sys.stderr,
+        )
     return vocab
 
 
@@ -283,7 +335,9 @@ def _check_target_size(target_size, compat: str) -> None:
     builds the closest vocabulary; tfds only refuses targets below its fixed minimum."""
     smallest = 1 if compat == "t2t" else TFDS_MIN_TARGET_SIZE
     if isinstance(target_size, bool) or not isinstance(target_size, int) or target_size < smallest:
-        what = "a positive int" if compat == "t2t" else f"an int >= {smallest} (padding, a subword and 256 bytes, as tfds)"
+        what = (
+            "a positive int" if compat == "t2t" else f"an int >= {smallest} (padding, a subword and 256 bytes, as tfds)"
+        )
         raise ValueError(f"target_size: expected {what}, got {target_size!r}")
 
 
@@ -307,4 +361,3 @@ def _bisect(build, size, target: int, low: int, high: int, *, prefer_later: bool
 def _check_counts(token_counts: Mapping[str, int]) -> None:
     if not token_counts:
         raise ValueError("token_counts: empty; learn from a corpus with at least one non-empty line")
-

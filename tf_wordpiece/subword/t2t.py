@@ -106,8 +106,9 @@ class T2tGraph(tf.Module):
         kind = self._kind(cps)  # 0 as is, 1 `\\<code point>;`, 2 `\\\\`, 3 `\\u`
         as_is = tf.strings.unicode_encode(cps[:, None], "UTF-8")
         numbered = tf.strings.join(["\\", tf.strings.as_string(cps), ";"])
-        escaped = tf.gather(tf.stack([as_is, numbered, tf.fill([size], "\\\\"), tf.fill([size], "\\u")], 1),
-                            kind, batch_dims=1)
+        escaped = tf.gather(
+            tf.stack([as_is, numbered, tf.fill([size], "\\\\"), tf.fill([size], "\\u")], 1), kind, batch_dims=1
+        )
         token_text = tf.strings.reduce_join(tf.RaggedTensor.from_value_rowids(escaped, token_of_char), axis=1)
         token_text = tf.strings.join([token_text, "_"])
         num_rows = tf.shape(strings, out_type=tf.int64)[0]
@@ -120,7 +121,8 @@ class T2tGraph(tf.Module):
         (every character is a subtoken, so every piece has an id)."""
         m = sg.longest_match(tokens, self._table, self._longest_from)
         return tf.RaggedTensor.from_value_rowids(
-            tf.boolean_mask(m.ids, m.on_path), tf.cast(tf.boolean_mask(m.string, m.on_path), tf.int64),
+            tf.boolean_mask(m.ids, m.on_path),
+            tf.cast(tf.boolean_mask(m.string, m.on_path), tf.int64),
             nrows=tf.cast(tf.size(tokens), tf.int64),
         )
 
@@ -150,12 +152,18 @@ class T2tGraph(tf.Module):
         power = tf.pow(tf.constant(10.0, tf.float64), tf.cast(run_end - 1 - position, tf.float64))
         part = tf.where(is_digit & (cps != 48), tf.minimum(digit * power, 2e6), 0.0)
         sums = tf.concat([[0.0], tf.cumsum(part)], 0)
-        number = tf.round(tf.gather(sums, digits_end) - tf.gather(sums, tf.minimum(position + 1, size)))  # pow is inexact
+        number = tf.round(
+            tf.gather(sums, digits_end) - tf.gather(sums, tf.minimum(position + 1, size))
+        )  # pow is inexact
         from_number = tf.where(number <= _MAX_CODE_POINT, tf.cast(number, tf.int32), ord(UNDEFINED_CHARACTER))
         out = tf.where(numbered, from_number, tf.where(pair & (following == _LOWER_U), _UNDERSCORE, cps))
 
-        on_path = follow(position + step, tf.cast(chars.row_starts(), tf.int32), size,
-                         tf.reduce_max(tf.concat([tf.cast(chars.row_lengths(), tf.int32), [0]], 0)))
+        on_path = follow(
+            position + step,
+            tf.cast(chars.row_starts(), tf.int32),
+            size,
+            tf.reduce_max(tf.concat([tf.cast(chars.row_lengths(), tf.int32), [0]], 0)),
+        )
         kept = tf.ragged.boolean_mask(chars.with_flat_values(out), chars.with_flat_values(on_path))
         return tf.strings.unicode_encode(kept, "UTF-8", errors="replace")
 

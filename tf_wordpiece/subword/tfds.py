@@ -95,10 +95,12 @@ class TfdsGraph(tf.Module):
         run = tf.cumsum(tf.cast(starts, tf.int64)) - 1
         run_text = tf.strings.reduce_join(tf.RaggedTensor.from_value_rowids(texts, run), axis=1)
         run_is_bytes = tf.boolean_mask(is_byte, starts)
-        run_text = tf.where(run_is_bytes, tf.strings.unicode_transcode(run_text, "UTF-8", "UTF-8", errors="replace"),
-                            run_text)
-        per_row = tf.RaggedTensor.from_value_rowids(run_text, tf.cast(tf.boolean_mask(row, starts), tf.int64),
-                                                    nrows=kept.nrows())
+        run_text = tf.where(
+            run_is_bytes, tf.strings.unicode_transcode(run_text, "UTF-8", "UTF-8", errors="replace"), run_text
+        )
+        per_row = tf.RaggedTensor.from_value_rowids(
+            run_text, tf.cast(tf.boolean_mask(row, starts), tf.int64), nrows=kept.nrows()
+        )
         return tf.strings.reduce_join(per_row, axis=1)
 
     def _prepared_tokens(self, strings: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
@@ -108,14 +110,19 @@ class TfdsGraph(tf.Module):
         position = tf.range(size)
         match_start = m.on_path & (m.length > 0)
         ends = tf.boolean_mask(position + m.length, match_start)
-        delta = tf.math.unsorted_segment_sum(tf.cast(match_start, tf.int32), position, size + 1) - \
-            tf.math.unsorted_segment_sum(tf.ones_like(ends), ends, size + 1)
+        delta = tf.math.unsorted_segment_sum(
+            tf.cast(match_start, tf.int32), position, size + 1
+        ) - tf.math.unsorted_segment_sum(tf.ones_like(ends), ends, size + 1)
         covered = tf.cumsum(delta)[:-1] > 0
         inside = covered & ~match_start
         alnum = self._alnum(m.code_points) > 0
         row_first = tf.gather(m.first, m.string) == position
-        starts = row_first | match_start | (sg.previous(covered) & ~inside) | (
-            ~covered & ~sg.previous(covered) & (alnum != sg.previous(alnum)))
+        starts = (
+            row_first
+            | match_start
+            | (sg.previous(covered) & ~inside)
+            | (~covered & ~sg.previous(covered) & (alnum != sg.previous(alnum)))
+        )
         token_start = tf.boolean_mask(position, starts)
         token_end = tf.concat([token_start[1:], [size]], 0)
         begin = tf.gather(m.byte_at, token_start)
@@ -143,7 +150,9 @@ class TfdsGraph(tf.Module):
         token = tf.cast(tf.boolean_mask(m.string, m.on_path), tf.int64)
         n = len(self.subwords)
         matched = ids >= 0
-        n_bytes = 1 + tf.cast(cps >= 0x80, tf.int32) + tf.cast(cps >= 0x800, tf.int32) + tf.cast(cps >= 0x10000, tf.int32)
+        n_bytes = (
+            1 + tf.cast(cps >= 0x80, tf.int32) + tf.cast(cps >= 0x800, tf.int32) + tf.cast(cps >= 0x10000, tf.int32)
+        )
         count = tf.cast(tf.where(matched | (cps == UNDERSCORE), 1, n_bytes), tf.int64)
         pieces = tf.RaggedTensor.from_row_lengths(tf.range(tf.reduce_sum(count)), count)
         piece = value_rows(pieces)
@@ -151,12 +160,17 @@ class TfdsGraph(tf.Module):
         cp, width = tf.gather(cps, piece), tf.gather(n_bytes, piece)
         part = tf.bitwise.right_shift(cp, 6 * (width - 1 - k))
         lead = tf.gather(tf.constant([0, 0, 0xC0, 0xE0, 0xF0]), width)
-        byte = tf.where(k == 0, tf.where(width == 1, cp, tf.bitwise.bitwise_or(lead, part)),
-                        tf.bitwise.bitwise_or(0x80, tf.bitwise.bitwise_and(part, 0x3F)))
+        byte = tf.where(
+            k == 0,
+            tf.where(width == 1, cp, tf.bitwise.bitwise_or(lead, part)),
+            tf.bitwise.bitwise_or(0x80, tf.bitwise.bitwise_and(part, 0x3F)),
+        )
         byte = tf.where(tf.gather(cps, piece) == UNDERSCORE, SPACE, byte)  # tfds: an unmatched "_" is a space
         value = tf.where(tf.gather(matched, piece), tf.gather(ids, piece), n + tf.cast(byte, tf.int64)) + 1
         per_piece = pieces.with_flat_values(value)
-        return tf.RaggedTensor.from_value_rowids(per_piece, token, nrows=tf.cast(tf.size(tokens), tf.int64)).merge_dims(1, 2)
+        return tf.RaggedTensor.from_value_rowids(per_piece, token, nrows=tf.cast(tf.size(tokens), tf.int64)).merge_dims(
+            1, 2
+        )
 
 
 @functools.cache
@@ -177,7 +191,8 @@ def word_table() -> np.ndarray:
 def _hash_table(ids: dict[str, int]) -> tf.lookup.StaticHashTable:
     with tf.init_scope():
         return tf.lookup.StaticHashTable(
-            tf.lookup.KeyValueTensorInitializer(tf.constant(list(ids), tf.string),
-                                                tf.constant(list(ids.values()), tf.int64)),
+            tf.lookup.KeyValueTensorInitializer(
+                tf.constant(list(ids), tf.string), tf.constant(list(ids.values()), tf.int64)
+            ),
             default_value=-1,
         )
