@@ -288,3 +288,15 @@ def test_bucketed_table_without_the_unknown_token_is_accepted_by_both_layers():
     assert ours == peer
     assert [sum(row, []) for row in ours] == wordpiece
     assert ours[1][0][0] == int(table.lookup(tf.constant("[UNK]")))  # the bucket of "[UNK]"
+
+
+def test_each_mode_takes_its_recipes_options_only():
+    hf = twp.BertTokenizer(TINY, compat="hf", clean_text=False, keep_whitespace=False)  # the other mode's default
+    assert hf.recipe == twp.HfRecipe(clean_text=False)
+    assert twp.BertTokenizer(TINY).recipe == twp.TfTextRecipe()
+    with pytest.raises(ValueError, match="clean_text=False: only for compat='hf'; drop it or pass compat='hf'"):
+        twp.BertTokenizer(TINY, clean_text=False)
+    with pytest.raises(TypeError, match="lowercase: not an option of BertTokenizer"):
+        twp.BertTokenizer(TINY, lowercase=True)
+    with pytest.raises(ValueError, match="compat: expected one of"):
+        twp.BertTokenizer(TINY, compat="t2t")
