@@ -266,6 +266,10 @@ class BertInputsPacker(keras.layers.Layer):
         super().__init__(trainable=False, dtype="int32", **kwargs)
         self.sequence_length, self.template = sequence_length, template
         self.cls_id, self.sep_id, self.pad_id = int(cls_id), int(sep_id), int(pad_id)
+        trimming = "round_robin" if template == "tf_text" else "longest_first"
+        self._packer = FixedLengthTemplate(
+            cls_id=self.cls_id, sep_id=self.sep_id, pad_id=self.pad_id, trimming=trimming
+        )
 
     def call(self, inputs):
         segments = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
@@ -276,9 +280,7 @@ class BertInputsPacker(keras.layers.Layer):
             for s in segments
         ]
         segments = [Segment.from_ids(tf.cast(s, tf.int64)) for s in segments]
-        trimming = "round_robin" if self.template == "tf_text" else "longest_first"
-        template = FixedLengthTemplate(cls_id=self.cls_id, sep_id=self.sep_id, pad_id=self.pad_id, trimming=trimming)
-        enc = template.pack(segments, seq_length=self.sequence_length)
+        enc = self._packer.pack(segments, seq_length=self.sequence_length)
         return {
             "token_ids": tf.cast(enc.ids, tf.int32),
             "segment_ids": tf.cast(enc.type_ids, tf.int32),

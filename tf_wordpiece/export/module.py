@@ -247,6 +247,7 @@ class CustomTokenizer(TutorialTokenizer):
             raise ValueError(f"seq_length: expected an int >= 3, got {seq_length!r}")
         super().__init__(reserved_tokens, vocab_path, **tokenizer_params)
         self.seq_length = seq_length
+        self._packer = FixedLengthTemplate(cls_id=self._cls, sep_id=self._sep, pad_id=self._pad)
 
     def _tokenizer_options(self, vocab: list[str], params: dict) -> dict:
         if params.get("compat") == "hf" and "post_processor" not in params:
@@ -297,8 +298,7 @@ class CustomTokenizer(TutorialTokenizer):
         return tf.cast(merge_words(self.tokenizer.tokenize(strings)), tf.int64)
 
     def _pack(self, segments):
-        template = FixedLengthTemplate(cls_id=self._cls, sep_id=self._sep, pad_id=self._pad)
-        enc = template.pack([Segment.from_ids(s) for s in segments], seq_length=self.seq_length)
+        enc = self._packer.pack([Segment.from_ids(s) for s in segments], seq_length=self.seq_length)
         return self._bert_inputs(enc)
 
     @staticmethod
