@@ -15,7 +15,7 @@ Run (needs the `test` extra: tensorflow-text and tokenizers):
 
     python tools/gen_unicode_tables.py
 
-`tests/test_unicode_tables.py` regenerates the tables in memory and checks
+`tests/unicode/test_tables.py` regenerates the tables in memory and checks
 that the shipped file is up to date.
 """
 

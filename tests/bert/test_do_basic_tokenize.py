@@ -15,7 +15,7 @@ import tensorflow as tf
 
 import tf_wordpiece as twp
 from helpers.ragged import batches
-from tf_wordpiece.bert import pre_tokenizers
+from tf_wordpiece.unicode import classes
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
@@ -116,7 +116,7 @@ def test_in_a_graph_equals_eager(ours, multilingual):
 
 def test_whitespace_is_pythons_isspace():
     mask = np.zeros(0x110000, bool)
-    for first, last in pre_tokenizers.PYTHON_WHITESPACE:
+    for first, last in classes.PYTHON_WHITESPACE:
         mask[first : last + 1] = True
     assert np.flatnonzero(mask).tolist() == [c for c in range(0x110000) if chr(c).isspace()]
 

@@ -17,7 +17,7 @@ from typing import Callable, NamedTuple, Sequence
 import numpy as np
 import tensorflow as tf
 
-from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.unicode import tables as ut
 
 # Rust regex `\s` (Unicode White_Space), which HF's lstrip/rstrip remove next to a token.
 WHITE_SPACE = (

@@ -8,7 +8,6 @@ from typing import NamedTuple
 import numpy as np
 import tensorflow as tf
 
-from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.base import TokenizerWithOffsets
 from tf_wordpiece.bert import normalizers, pre_tokenizers
 from tf_wordpiece.bert.added_tokens import AddedTokens
@@ -16,6 +15,10 @@ from tf_wordpiece.bert.composition import Composer
 from tf_wordpiece.bert.normalizers import Normalizer
 from tf_wordpiece.bert.pre_tokenizers import PreTokenizer
 from tf_wordpiece.shapes import map_over_strings, rows_of_values, rows_to_splits, scalar_as_batch
+from tf_wordpiece.unicode import tables as ut
+from tf_wordpiece.unicode.classes import ISOLATED
+from tf_wordpiece.unicode.normalization import NORMALIZATION_FORMS
+from tf_wordpiece.unicode.utf8 import ahead, behind
 
 # tensorflow_text's `preserve_unused_token` pattern (python/ops/bert_tokenizer.py).
 _UNUSED_TOKEN_BODY = r"unused\d+"
@@ -173,7 +176,7 @@ class BasicTokenizer(TokenizerWithOffsets):
         row, single_class = tf.bitwise.right_shift(packed, 2), tf.bitwise.bitwise_and(packed, 3)
         if self.added_tokens.raw:
             row = tf.where(code_points < 0, 0, row)
-            single_class = tf.where(code_points < 0, pre_tokenizers.ISOLATED, single_class)
+            single_class = tf.where(code_points < 0, ISOLATED, single_class)
         normalized, source, one_to_one = self.normalizer.normalize(code_points, row)
         classes = tf.cond(one_to_one, lambda: single_class, lambda: self.pre_tokenizer.classes_of(normalized))
 
@@ -240,7 +243,7 @@ class BasicTokenizer(TokenizerWithOffsets):
         if spaced is not None:
             begin, end = self._take_cjk_spaces(matches, spaced, rows, begin, end)
         normalized = tf.where(matched, -1 - matches.token, normalized)
-        classes = tf.where(matched, pre_tokenizers.ISOLATED, classes)
+        classes = tf.where(matched, ISOLATED, classes)
         if spaced is None:
             end = tf.gather(end, matches.last)
         normalized_end = tf.gather(normalized_end, matches.last)
@@ -290,9 +293,6 @@ class BasicTokenizer(TokenizerWithOffsets):
         word_row = tf.gather(rows, first)
         word_begin, word_end = tf.gather(normalized_begin, first), tf.gather(normalized_end, last)
 
-        def ahead(t, k, fill):
-            return tf.concat([t[k:], tf.fill([tf.minimum(k, tf.size(t))], tf.cast(fill, t.dtype))], 0)
-
         def touches(k):  # word i+k-1 ends where word i+k begins, in the same string
             return (ahead(word_row, k, -1) == ahead(word_row, k - 1, -2)) & (
                 ahead(word_begin, k, -1) == ahead(word_end, k - 1, -2)
@@ -305,18 +305,17 @@ class BasicTokenizer(TokenizerWithOffsets):
             & touches(1)
             & touches(2)
         )
-        behind = lambda t, k: tf.concat([tf.zeros([tf.minimum(k, tf.size(t))], tf.bool), t[:-k]], 0)  # noqa: E731
-        continues = behind(starts, 1) | behind(starts, 2)
+        continues = behind(starts, 1, False) | behind(starts, 2, False)
         return tf.concat([tf.boolean_mask(spans.row_splits[:-1], ~continues), spans.row_splits[-1:]], 0)
 
 
 @functools.cache  # per (normalizer, pre-tokenizer) pair, which are shared themselves
 def _fused_lookup(normalizer: Normalizer, pre_tokenizer: PreTokenizer) -> ut.CodePointLookup:
     """Code point -> normalization row * 4 + the class of its output when that is one code point."""
-    single = np.array([out[0] if len(out) == 1 else 0 for out in normalizer.row_outputs], np.int64)
-    rows = normalizer.dense_rows
+    single = np.array([out[0] if len(out) == 1 else 0 for out in normalizer.table.row_outputs], np.int64)
+    rows = normalizer.table.dense_rows
     output = np.where(rows == 0, np.arange(ut.NUM_CODE_POINTS), single[rows])
-    return ut.CodePointLookup(rows.astype(np.int64) * 4 + pre_tokenizer.dense_classes[output])
+    return ut.CodePointLookup(rows.astype(np.int64) * 4 + pre_tokenizer.classes.dense[output])
 
 
 def _encode(chars: tf.RaggedTensor) -> tf.Tensor:
@@ -371,10 +370,8 @@ def tf_text_basic_tokenizer(
 
 def check_tf_text_normalization(normalization_form: str | None, *, lower_case: bool) -> None:
     """tensorflow_text's normalization options that tf_wordpiece reproduces; a ValueError for the others."""
-    if normalization_form not in normalizers.NORMALIZATION_FORMS:
-        raise ValueError(
-            f"normalization_form: expected one of {list(normalizers.NORMALIZATION_FORMS)}, got {normalization_form!r}"
-        )
+    if normalization_form not in NORMALIZATION_FORMS:
+        raise ValueError(f"normalization_form: expected one of {list(NORMALIZATION_FORMS)}, got {normalization_form!r}")
     if lower_case and normalization_form not in (None, "NFD"):
         raise ValueError(
             f"normalization_form: lower_case=True already applies NFD, got normalization_form={normalization_form!r}; "

@@ -21,7 +21,7 @@ shipped ICU tables (read off tensorflow_text, Hangul syllables included);
 combining classes from Python's `unicodedata` (the Unicode version may lag
 ICU's for the newest marks).
 
->>> from tf_wordpiece import unicode_tables as ut
+>>> from tf_wordpiece.unicode import tables as ut
 >>> composer = Composer()
 >>> cps = tf.constant([ord(c) for c in "e\\u0301a\\u0307\\u0323\\u1100\\u1161\\u11a8"])
 >>> out, source, owner = composer(cps, tf.zeros_like(cps))
@@ -37,7 +37,7 @@ import unicodedata
 import numpy as np
 import tensorflow as tf
 
-from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.unicode import tables as ut
 
 _CP_BITS = 21
 # Marks of one class that can combine in a row (canonical decompositions hold at most 3 code points).
@@ -47,7 +47,7 @@ _MAX_CHAIN = 4
 class Composer(tf.Module):
     """Canonical ordering and composition of decomposed code points (see the module docstring).
 
-    The data is tensorflow_text's shipped tables (`unicode_tables.peer_tables()["tf_text"]`).
+    The data is tensorflow_text's shipped tables (`unicode.tables.peer_tables()["tf_text"]`).
     """
 
     def __init__(self):

@@ -16,7 +16,7 @@ Here step 1 is the ICU NFD table, canonical ordering and the Mn table; step 2
 is `BasicTokenizer` with tensorflow_text's classes; step 3 the ICU
 NFKC_Casefold table (decomposed), canonical ordering and composition
 (`composition.Composer`); step 4 `WordpieceTokenizer`. The tables are
-tensorflow_text's and TensorFlow's RE2 data (`unicode_tables`).
+tensorflow_text's and TensorFlow's RE2 data (`tf_wordpiece.unicode.tables`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import functools
 import numpy as np
 import tensorflow as tf
 
-from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.base import Tokenizer
 from tf_wordpiece.bert import normalizers
 from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
@@ -35,6 +34,9 @@ from tf_wordpiece.bert.normalizers import Normalizer
 from tf_wordpiece.bert.pre_tokenizers import PreTokenizer
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
 from tf_wordpiece.shapes import map_over_strings, rows_of_values, rows_to_splits
+from tf_wordpiece.unicode import tables as ut
+from tf_wordpiece.unicode.classes import CharacterClasses
+from tf_wordpiece.unicode.normalization import NormalizationTable
 from tf_wordpiece.vocab import VocabLike
 
 # FastWordpieceTokenizer's default word limit, which keras-hub keeps.
@@ -126,11 +128,13 @@ class KerasHubWordPiece(Tokenizer):
 
 
 class _TableLookup:
-    """A per-code-point table of tensorflow_text's (`unicode_tables`) applied to flat code points."""
+    """A per-code-point table of tensorflow_text's (`tf_wordpiece.unicode.tables`) applied to flat code points."""
 
     def __init__(self, name: str):
-        self.normalizer = Normalizer(ut.code_point_map(ut.peer_tables()["tf_text"][name]))
-        self._rows = ut.CodePointLookup(self.normalizer.dense_rows)
+        self.normalizer = Normalizer(
+            NormalizationTable.from_replacements(ut.code_point_map(ut.peer_tables()["tf_text"][name]))
+        )
+        self._rows = ut.CodePointLookup(self.normalizer.table.dense_rows)
 
     def __call__(self, code_points: tf.Tensor, rows: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
         """int32 [m] code points and their rows -> the replaced code points [k] and their rows [k]."""
@@ -151,7 +155,7 @@ def _pre_tokenizer(split_on_cjk: bool) -> PreTokenizer:
     isolated = ut.range_mask(tables["punctuation"])
     if split_on_cjk:
         isolated |= ut.range_mask(tables["cjk"])
-    return PreTokenizer(whitespace=ut.range_mask(tables["whitespace"]), isolated=isolated)
+    return PreTokenizer(CharacterClasses.from_masks(whitespace=ut.range_mask(tables["whitespace"]), isolated=isolated))
 
 
 def _decode(strings: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:

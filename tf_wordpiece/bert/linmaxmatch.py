@@ -33,8 +33,8 @@ from typing import Sequence
 import numpy as np
 import tensorflow as tf
 
-from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.shapes import rows_of_values
+from tf_wordpiece.unicode import tables as ut
 
 INITIAL_ROOT = 0
 # Transition keys pack (node, code point); code points take 21 bits.

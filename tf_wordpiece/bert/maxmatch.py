@@ -29,9 +29,9 @@ from typing import Callable, Sequence
 import numpy as np
 import tensorflow as tf
 
-from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.chains import follow
 from tf_wordpiece.shapes import rows_and_positions
+from tf_wordpiece.unicode import tables as ut
 
 # A byte no UTF-8 text contains (0xFF is never valid UTF-8): it marks initial
 # pieces in the piece table, and WordpieceTokenizer prefixes its dedup keys of

@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 from typing import Sequence
 
-from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.unicode import tables as ut
 
 
 class ReferenceBertTokenizer:

@@ -14,12 +14,13 @@ from typing import NamedTuple
 import numpy as np
 import tensorflow as tf
 
-from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.bert.added_tokens import WHITE_SPACE
 from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
-from tf_wordpiece.bert.normalizers import SPACE, Normalizer
-from tf_wordpiece.bert.pre_tokenizers import WHITESPACE
+from tf_wordpiece.bert.normalizers import Normalizer
 from tf_wordpiece.shapes import rows_of_values, rows_to_splits
+from tf_wordpiece.unicode import tables as ut
+from tf_wordpiece.unicode.classes import WHITESPACE
+from tf_wordpiece.unicode.normalization import SPACE
 
 
 def words_never_span_spaces(basic_tokenizer: BasicTokenizer) -> bool:
@@ -43,8 +44,8 @@ def words_never_span_spaces(basic_tokenizer: BasicTokenizer) -> bool:
             return False
     return bool(
         not basic_tokenizer.pre_tokenizer.keep_whitespace
-        and basic_tokenizer.normalizer.dense_rows[SPACE] == 0
-        and basic_tokenizer.pre_tokenizer.dense_classes[SPACE] == WHITESPACE
+        and basic_tokenizer.normalizer.table.dense_rows[SPACE] == 0
+        and basic_tokenizer.pre_tokenizer.classes.dense[SPACE] == WHITESPACE
     )
 
 
@@ -139,12 +140,13 @@ def normalized_lengths(strings: tf.Tensor, basic_tokenizer: BasicTokenizer) -> t
 def _normalized_byte_lengths(normalizer: Normalizer) -> ut.CodePointLookup:
     """Code point -> the UTF-8 byte length of its normalization; -1 for invalid UTF-8 left as it is."""
     code_points = np.arange(ut.NUM_CODE_POINTS)
-    own = 1 + (code_points >= 0x80) + (code_points >= 0x800) + (code_points >= 0x10000)
+    own = ut.utf8_length(code_points)
     row_bytes = np.array(
-        [0] + [len("".join(map(chr, out)).encode("utf-8", "surrogatepass")) for out in normalizer.row_outputs[1:]],
+        [0]
+        + [len("".join(map(chr, out)).encode("utf-8", "surrogatepass")) for out in normalizer.table.row_outputs[1:]],
         np.int64,
     )
-    rows = normalizer.dense_rows
+    rows = normalizer.table.dense_rows
     lengths = np.where(rows == 0, own, row_bytes[rows])
     if rows[ut.INVALID_UTF8] == 0:
         lengths[ut.INVALID_UTF8] = -1

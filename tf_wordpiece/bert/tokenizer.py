@@ -186,8 +186,8 @@ class BertTokenizer(TokenizerWithOffsets, Detokenizer):
                 f"{', '.join(f'{k}={v!r}' for k, v in given.items())}; use core='string' for it"
             )
         return NumericCore(
-            normalizer=basic.normalizer,
-            pre_tokenizer=basic.pre_tokenizer,
+            normalization=basic.normalizer.table,
+            classes=basic.pre_tokenizer.classes,
             tokens=self.vocab.tokens,
             suffix_indicator=wordpiece.suffix_indicator,
             unknown_id=wordpiece.unknown_id,

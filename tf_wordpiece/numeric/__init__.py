@@ -5,8 +5,10 @@ batch); everything after that (UTF-8 decoding, normalization, the
 pre-tokenizer's classes, word boundaries, WordPiece, offsets) is gathers from
 tables built at construction, elementwise ops, running sums, scatters and
 bounded loops over fixed-size tensors, so XLA can compile it
-(`tf.function(jit_compile=True)`): `utf8.py` (bytes -> code points),
-`tables.py` (the vocabulary as a trie in a cuckoo hash table, built in NumPy),
-`core.py` (the pipeline, and the `tf.Module` that pads a batch to a bucket
-size and builds the ragged outputs).
+(`tf.function(jit_compile=True)`): `tables.py` (the vocabulary as a trie
+stored as a double array, built in NumPy), `core.py` (the pipeline, and the
+`tf.Module` that pads a batch to a bucket size and builds the ragged outputs).
+It reads UTF-8 with `tf_wordpiece.unicode.utf8` and normalizes and splits with
+the per-code-point tables of `tf_wordpiece.unicode`, which the string path
+shares; it imports nothing of `tf_wordpiece.bert`.
 """

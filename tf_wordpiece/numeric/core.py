@@ -32,15 +32,14 @@ from typing import NamedTuple, Sequence
 import numpy as np
 import tensorflow as tf
 
-from tf_wordpiece import unicode_tables as ut
-from tf_wordpiece.bert import pre_tokenizers
-from tf_wordpiece.bert.normalizers import Normalizer
-from tf_wordpiece.bert.pre_tokenizers import PreTokenizer
-from tf_wordpiece.numeric import tables, utf8
-from tf_wordpiece.numeric.utf8 import ahead, behind
+from tf_wordpiece.numeric import tables
 from tf_wordpiece.shapes import rows_to_splits
+from tf_wordpiece.unicode import tables as ut
+from tf_wordpiece.unicode import utf8
+from tf_wordpiece.unicode.classes import ISOLATED, WHITESPACE, CharacterClasses
+from tf_wordpiece.unicode.normalization import NormalizationTable
+from tf_wordpiece.unicode.utf8 import ahead, behind
 
-WORD, WHITESPACE, ISOLATED = pre_tokenizers.WORD, pre_tokenizers.WHITESPACE, pre_tokenizers.ISOLATED
 _MIN_BYTES = 64  # the smallest byte bucket
 # The most UTF-8 bytes one call takes: its tensors are ~30 int32 arrays of the byte bucket's size (the next power
 # of two, times `max_expansion` for text that expands), so 4 MiB needs about 1 GB; more is an error, not a swap storm.
@@ -48,7 +47,7 @@ MAX_BATCH_BYTES = 1 << 22
 _MIN_ROWS = 8  # the smallest bucket of strings
 
 
-class Words(NamedTuple):
+class PaddedWords(NamedTuple):
     """A padded batch after normalization and word splitting (stage 1).
 
     Per slot (int32 / bool [C]): char, the code point's index among the
@@ -74,7 +73,7 @@ class Words(NamedTuple):
     overflow: tf.Tensor
 
 
-class Pieces(NamedTuple):
+class PaddedPieces(NamedTuple):
     """The pieces of a padded batch in order (stage 2), each [C], valid below num_pieces.
 
     ids: int32. begin, end: int32 byte offsets in the piece's string. word: int32, each piece's word.
@@ -95,7 +94,7 @@ class NumericCore(tf.Module):
     into the original strings (`end` exclusive), as `BertTokenizer` gives them.
 
     Args:
-      normalizer, pre_tokenizer: the basic tokenizer's tables.
+      normalization, classes: the basic tokenizer's per-code-point tables.
       tokens: the vocabulary (token n has id n).
       suffix_indicator: prefix of non-initial pieces.
       unknown_id: id of the unknown token.
@@ -109,9 +108,9 @@ class NumericCore(tf.Module):
         of one the start of another): then every match is unambiguous.
       jit_compile: compile the integer pipeline with XLA.
 
-    >>> from tf_wordpiece.bert import normalizers
-    >>> normalizer = normalizers.hf_normalizer(clean_text=True, strip_accents=True, lowercase=True)
-    >>> core = NumericCore(normalizer=normalizer, pre_tokenizer=pre_tokenizers.hf_pre_tokenizer(),
+    >>> from tf_wordpiece.unicode import classes, normalization
+    >>> table = normalization.hf_normalization(clean_text=True, strip_accents=True, lowercase=True)
+    >>> core = NumericCore(normalization=table, classes=classes.hf_classes(),
     ...                    tokens=["[UNK]", "un", "##aff", "##able", "!"],
     ...                    suffix_indicator="##", unknown_id=0, max_bytes_per_word=None, max_chars_per_word=100,
     ...                    invalid_utf8="replace")
@@ -123,8 +122,8 @@ class NumericCore(tf.Module):
     def __init__(
         self,
         *,
-        normalizer: Normalizer,
-        pre_tokenizer: PreTokenizer,
+        normalization: NormalizationTable,
+        classes: CharacterClasses,
         tokens: Sequence[str],
         suffix_indicator: str,
         unknown_id: int,
@@ -145,26 +144,25 @@ class NumericCore(tf.Module):
         trie = tables.build_trie(tokens, suffix_indicator, ut.NUM_CODE_POINTS)
         double_array = tables.build_double_array(trie)
         self.suffix_root = double_array.suffix_root
-        outputs = normalizer.row_outputs  # row 0 keeps the code point
+        outputs = normalization.row_outputs  # row 0 keeps the code point
         width = max(1, max(len(out) for out in outputs))
         values = np.zeros((len(outputs), width), np.int32)
         for row, out in enumerate(outputs):
             values[row, : len(out)] = out
         lengths = np.array([1] + [len(out) for out in outputs[1:]], np.int32)
         # Slots per byte that always suffice: the most code points a character gives per byte it takes.
-        per_byte = lengths[normalizer.dense_rows] / _utf8_lengths()
+        per_byte = lengths[normalization.dense_rows] / ut.utf8_length(np.arange(ut.NUM_CODE_POINTS))
         self.max_expansion = max(1, math.ceil(float(per_byte.max())))
         with tf.init_scope():  # eager constants, even when built inside a tf.function
-            self._norm_row = ut.CodePointLookup(normalizer.dense_rows)
+            self._norm_row = ut.CodePointLookup(normalization.dense_rows)
             self._norm_length = tf.constant(lengths)
             self._norm_values = tf.constant(values.reshape(-1))
             self._norm_width = width
-            self._class = ut.CodePointLookup(pre_tokenizer.dense_classes)
+            self._class = ut.CodePointLookup(classes.dense)
             self._char_index = ut.CodePointLookup(trie.char_index)
             self._base = tf.constant(double_array.base)
             self._check = tf.constant(double_array.check)
             self._node_token = tf.constant(double_array.token)
-            self._utf8_length = ut.CodePointLookup(_utf8_lengths())
         self._stages: dict[str, tf.types.experimental.GenericFunction] = {}
 
     def tokenize_with_offsets(self, strings: tf.Tensor) -> tuple[tf.RaggedTensor, tf.RaggedTensor, tf.RaggedTensor]:
@@ -198,10 +196,10 @@ class NumericCore(tf.Module):
           (`ends` exclusive); "row_lengths": int32 [n], pieces per string}.
           `tokenize_with_offsets` gives the same pieces, grouped in words.
 
-        >>> from tf_wordpiece.bert import normalizers
-        >>> normalizer = normalizers.hf_normalizer(clean_text=True, strip_accents=True, lowercase=True)
-        >>> core = NumericCore(normalizer=normalizer,
-        ...                    pre_tokenizer=pre_tokenizers.hf_pre_tokenizer(), tokens=["[UNK]", "un", "##aff", "!"],
+        >>> from tf_wordpiece.unicode import classes, normalization
+        >>> table = normalization.hf_normalization(clean_text=True, strip_accents=True, lowercase=True)
+        >>> core = NumericCore(normalization=table,
+        ...                    classes=classes.hf_classes(), tokens=["[UNK]", "un", "##aff", "!"],
         ...                    suffix_indicator="##", unknown_id=0, max_bytes_per_word=None, max_chars_per_word=100,
         ...                    invalid_utf8="replace")
         >>> out = core.tokenize_bytes(tf.constant(list(b"Unaff!x"), tf.uint8), tf.constant([6, 1]))
@@ -219,7 +217,7 @@ class NumericCore(tf.Module):
             "row_lengths": _add_at(piece_row, tf.ones_like(piece_row), tf.size(row_lengths)),
         }
 
-    def _tokenize_padded(self, data: tf.Tensor, lengths: tf.Tensor) -> tuple[Words, Pieces]:
+    def _tokenize_padded(self, data: tf.Tensor, lengths: tf.Tensor) -> tuple[PaddedWords, PaddedPieces]:
         """Both stages on bytes [B] and lengths int32 [n], padded to their buckets."""
         total = tf.reduce_sum(lengths)
         n = tf.size(lengths)
@@ -261,7 +259,7 @@ class NumericCore(tf.Module):
             self._stages[key] = tf.function(fn, input_signature=spec, jit_compile=True, autograph=False)
         return self._stages[key]
 
-    def words(self, data: tf.Tensor, lengths: tf.Tensor, *, expansion: int = 1) -> Words:
+    def words(self, data: tf.Tensor, lengths: tf.Tensor, *, expansion: int = 1) -> PaddedWords:
         """Stage 1 on a padded batch: data int32 [B] (bytes), lengths int32 [R] (each string's bytes)."""
         num_bytes = tf.shape(data)[0]
         row_start = tf.cumsum(lengths, exclusive=True)
@@ -311,7 +309,7 @@ class NumericCore(tf.Module):
         forced = per_word(tf.where(normalized < 0, -normalized, 0), at=word_start) - 1
         string_start = tf.gather(tf.concat([row_start, [0]], 0), string)
         source_position = tf.gather(position, source)
-        return Words(
+        return PaddedWords(
             char=tf.where(normalized < 0, 0, self._char_index(safe)),
             word=word,
             begin=source_position - string_start,
@@ -325,8 +323,8 @@ class NumericCore(tf.Module):
             overflow=used > num_slots,
         )
 
-    def pieces(self, char, word, begin, end, first, end_slot, single, single_id, num_words) -> Pieces:
-        """Stage 2: WordPiece, one lane a word (per-word arguments [W], the rest [C] as in `Words`).
+    def pieces(self, char, word, begin, end, first, end_slot, single, single_id, num_words) -> PaddedPieces:
+        """Stage 2: WordPiece, one lane a word (per-word arguments [W], the rest [C] as in `PaddedWords`).
 
         Each lane walks down the trie from its piece's first slot while the
         word goes on and an edge exists, remembering the last token passed;
@@ -403,7 +401,7 @@ class NumericCore(tf.Module):
             return tf.scatter_nd(index, values, [num_slots + 1])[:num_slots]
 
         last = tf.maximum(tf.range(num_slots) + piece_length - 1, 0)
-        return Pieces(
+        return PaddedPieces(
             tf.reduce_sum(tf.cast(is_piece, tf.int32)),
             compact(piece_id),
             compact(begin),
@@ -432,7 +430,7 @@ class NumericCore(tf.Module):
         """bool [C] per word: longer than the byte or character limit."""
         over = tf.zeros(tf.shape(normalized), tf.bool)
         if self.max_bytes_per_word is not None:  # invalid UTF-8 counts the bytes it is, as in tensorflow_text
-            length = tf.where(normalized == ut.INVALID_UTF8, source_length, self._utf8_length(safe))
+            length = tf.where(normalized == ut.INVALID_UTF8, source_length, ut.utf8_length(safe))
             over |= per_word(length) > self.max_bytes_per_word
         if self.max_chars_per_word is not None:
             over |= per_word(tf.ones_like(normalized)) > self.max_chars_per_word
@@ -455,7 +453,7 @@ def _expand(count: tf.Tensor, slot_end: tf.Tensor, num_slots) -> tuple[tf.Tensor
     return source, within
 
 
-def _to_ragged(pieces: Pieces, words: Words, n: tf.Tensor) -> tuple:
+def _to_ragged(pieces: PaddedPieces, words: PaddedWords, n: tf.Tensor) -> tuple:
     """Pieces of a padded batch -> (ids, begin, end) int64 [n, (words), (pieces)]."""
     num_words, num_pieces = words.num_words, pieces.num_pieces
     piece_splits = rows_to_splits(tf.cast(pieces.word[:num_pieces], tf.int64), num_words)
@@ -481,12 +479,6 @@ def _bucket(value: tf.Tensor, smallest: int) -> tf.Tensor:
     """The next power of two >= value (int32 scalar), at least `smallest`."""
     powers = tf.constant([1 << k for k in range(31)])
     return tf.reduce_min(tf.where(powers >= tf.maximum(tf.cast(value, tf.int32), smallest), powers, 1 << 30))
-
-
-def _utf8_lengths() -> np.ndarray:
-    """UTF-8 length of every code point (surrogates: 3)."""
-    cp = np.arange(ut.NUM_CODE_POINTS)
-    return (1 + (cp >= 0x80) + (cp >= 0x800) + (cp >= 0x10000)).astype(np.int32)
 
 
 def check_no_overlaps(contents: Sequence[bytes]) -> None:

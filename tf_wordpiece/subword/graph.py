@@ -18,9 +18,9 @@ from typing import NamedTuple
 import numpy as np
 import tensorflow as tf
 
-from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.chains import follow
 from tf_wordpiece.shapes import rows_of_values
+from tf_wordpiece.unicode import tables as ut
 
 
 class Matches(NamedTuple):

@@ -33,11 +33,11 @@ from typing import Sequence
 import numpy as np
 import tensorflow as tf
 
-from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.chains import follow
 from tf_wordpiece.shapes import lower_bound, value_rows
 from tf_wordpiece.subword import graph as sg
 from tf_wordpiece.subword.text import UNDEFINED_CHARACTER, alnum_table, alphabet_of, subtoken_ids
+from tf_wordpiece.unicode import tables as ut
 
 _BACKSLASH, _UNDERSCORE, _SEMICOLON, _LOWER_U, _NEWLINE = 92, 95, 59, 117, 10
 _MAX_CODE_POINT = 0x10FFFF

@@ -39,10 +39,10 @@ from typing import Sequence
 import numpy as np
 import tensorflow as tf
 
-from tf_wordpiece import unicode_tables as ut
 from tf_wordpiece.shapes import value_rows
 from tf_wordpiece.subword import graph as sg
 from tf_wordpiece.subword.text import NUM_BYTES, TFDS_UNDERSCORE, is_mixed_alphanum, subtoken_ids
+from tf_wordpiece.unicode import tables as ut
 
 UNDERSCORE, SPACE = 95, 32
 
@@ -150,9 +150,7 @@ class TfdsGraph(tf.Module):
         token = tf.cast(tf.boolean_mask(m.string, m.on_path), tf.int64)
         n = len(self.subwords)
         matched = ids >= 0
-        n_bytes = (
-            1 + tf.cast(cps >= 0x80, tf.int32) + tf.cast(cps >= 0x800, tf.int32) + tf.cast(cps >= 0x10000, tf.int32)
-        )
+        n_bytes = ut.utf8_length(cps)
         count = tf.cast(tf.where(matched | (cps == UNDERSCORE), 1, n_bytes), tf.int64)
         pieces = tf.RaggedTensor.from_row_lengths(tf.range(tf.reduce_sum(count)), count)
         piece = value_rows(pieces)

@@ -22,6 +22,8 @@ NUM_CODE_POINTS = 0x110000
 # can never produce, so invalid bytes stay distinguishable from a real U+FFFD.
 INVALID_UTF8 = 0xD800
 REPLACEMENT_CHARACTER = 0xFFFD
+# Code points from which UTF-8 takes 2, 3 and 4 bytes.
+_UTF8_LENGTH_BOUNDS = (0x80, 0x800, 0x10000)
 _PAGE_BITS = 8
 _PAGE_SIZE = 1 << _PAGE_BITS
 
@@ -47,14 +49,17 @@ def range_mask(ranges: list[list[int]]) -> np.ndarray:
     return mask
 
 
-def utf8_length(code_points: tf.Tensor) -> tf.Tensor:
-    """Bytes each code point takes in UTF-8 (int32, same shape)."""
-    return (
-        1
-        + tf.cast(code_points >= 0x80, tf.int32)
-        + tf.cast(code_points >= 0x800, tf.int32)
-        + tf.cast(code_points >= 0x10000, tf.int32)
-    )
+def utf8_length(code_points):
+    """Bytes each code point takes in UTF-8 (surrogates: 3), for a NumPy array or a tensor (int32, same shape).
+
+    >>> utf8_length(np.array([0x41, 0xE9, 0x4E2D, 0x1F600])).tolist()
+    [1, 2, 3, 4]
+    """
+    length = 1
+    for bound in _UTF8_LENGTH_BOUNDS:
+        longer = code_points >= bound
+        length = length + (longer.astype(np.int32) if isinstance(longer, np.ndarray) else tf.cast(longer, tf.int32))
+    return length
 
 
 def _first_indices(labels: np.ndarray) -> list[int]:

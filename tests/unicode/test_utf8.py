@@ -1,4 +1,4 @@
-"""`tf_wordpiece.numeric.utf8.decode` (UTF-8 in integer ops) against TensorFlow's own decoder.
+"""`tf_wordpiece.unicode.utf8.decode` (UTF-8 in integer ops) against TensorFlow's own decoder.
 
 The oracle is `tf.strings.unicode_decode_with_offsets(errors="replace")` with
 the project's invalid-UTF-8 marker as the replacement: same character starts,
@@ -14,8 +14,8 @@ import tensorflow as tf
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tf_wordpiece import unicode_tables as ut
-from tf_wordpiece.numeric import utf8
+from tf_wordpiece.unicode import tables as ut
+from tf_wordpiece.unicode import utf8
 
 # Bytes at the edges of UTF-8's ranges: ASCII ends, continuation ends, the
 # leads of overlong forms (C0 C1 E0 F0), surrogates (ED), past U+10FFFF (F4 F5),

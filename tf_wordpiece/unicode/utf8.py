@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import tensorflow as tf
 
-from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.unicode import tables as ut
 
 
 class Characters(NamedTuple):

@@ -8,12 +8,12 @@ import pathlib
 
 import pytest
 
-from tf_wordpiece import unicode_tables as ut
+from tf_wordpiece.unicode import tables as ut
 
 pytest.importorskip("tensorflow_text")
 pytest.importorskip("tokenizers")
 
-TOOL = pathlib.Path(__file__).resolve().parents[1] / "tools" / "gen_unicode_tables.py"
+TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "gen_unicode_tables.py"
 
 
 def test_shipped_tables_are_up_to_date():
