@@ -28,6 +28,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from tf_wordpiece.messages import counted
 from tf_wordpiece.progress import progress_bar
 from tf_wordpiece.subword.text import (
     NUM_BYTES,
@@ -319,7 +320,8 @@ def build_to_target_size(
         vocab = _bisect(build, learner.size, target_size, low, high, prefer_later=compat == "tfds")
     if verbose:
         print(
-            f"learned {learner.size(vocab)} ids (target {target_size}) from {len(token_counts)} distinct tokens "
+            f"learned {counted(learner.size(vocab), 'id')} (target {target_size}) from "
+            f"{counted(len(token_counts), 'distinct token')} "
             f"in {time.perf_counter() - start:.1f} s",
             file=sys.stderr,
         )
