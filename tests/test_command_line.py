@@ -173,6 +173,26 @@ def test_beam_prints_the_summary_learn_prints(user_folder, capsys, library_temp_
     assert -1 not in positions and positions == sorted(positions), progress
 
 
+def test_ctrl_c_in_a_beam_step_leaves_nothing(user_folder, monkeypatch, library_temp_files):
+    """Beam wraps a KeyboardInterrupt raised in a step in its own error; the run ends as Ctrl-C, without the
+    temporary folder Beam writes --out through."""
+    from tf_wordpiece.learning import beam
+
+    def interrupted(self, batch):
+        raise KeyboardInterrupt
+        yield
+
+    monkeypatch.setattr(beam._CountWords, "process", interrupted)
+
+    def users_files() -> dict[str, str]:
+        return {path: digest for path, digest in snapshot(user_folder).items() if not path.startswith("library-temp")}
+
+    before = users_files()
+    with pytest.raises(KeyboardInterrupt):
+        beam.run(["--input", "pairs.tsv", "--out", "vocab.txt", "--runner=DirectRunner"])
+    assert users_files() == before
+
+
 # Errors that say what to do, in the command line's names.
 
 
@@ -407,6 +427,9 @@ def test_help_shows_each_default_once(capsys, command):
         cli.main([command, "--help"])
     text = " ".join(capsys.readouterr().out.split())  # help lines rewrapped into one
     assert "(default: None)" not in text
+    assert (
+        "TensorFlow's own log lines are hidden, whatever TF_CPP_MIN_LOG_LEVEL says; set TF_WORDPIECE_TF_LOGS=1" in text
+    )
     assert not re.search(r"\(default:[^)]*\)\s*\(default:", text), text
     if command == "tokenize":
         assert text.count("(default: [UNK], or the tokenizer.json's)") == 1

@@ -19,7 +19,10 @@ the "beam" extra installs: pip install "tf-wordpiece[beam]".
 from __future__ import annotations
 
 import argparse
+import glob
 import importlib.util
+import os
+import shutil
 import signal
 import sys
 import threading
@@ -60,26 +63,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _start_command_line() -> None:
-    """`python -m`: --help and argument errors answer at once, a missing Beam in one line, then TensorFlow loads.
+def _command_line() -> int:
+    """`python -m`: --help and argument errors answer at once, a missing Beam in one line; then loads and runs.
 
-    TensorFlow loads first, with its log lines hidden (Beam would load it otherwise).
+    TensorFlow loads first, with its log lines hidden (Beam would load it
+    otherwise). Ctrl-C while it all loads ends as Ctrl-C while it runs.
     """
     build_parser().parse_known_args()
     if importlib.util.find_spec("apache_beam") is None:
         print(f"{PROG}: {NEEDS_BEAM}", file=sys.stderr)
-        sys.exit(2)
-    import_tensorflow_quietly(announce="loading TensorFlow and Apache Beam")
-    hide_log_records("apitools not found")  # Beam's check for its BigQuery client, irrelevant to text files
-    # Beam's note that it replaces --out: the user passed --overwrite, which only ever replaces a vocab file.
-    hide_log_records("Deleting %d existing files", logger="apache_beam.io.filebasedsink")
+        return 2
+
+    def load_and_run() -> int:
+        import_tensorflow_quietly(announce="loading TensorFlow and Apache Beam")
+        hide_log_records("apitools not found")  # Beam's check for its BigQuery client, irrelevant to text files
+        # Beam's note that it replaces --out: the user passed --overwrite, which only ever replaces a vocab file.
+        hide_log_records("Deleting %d existing files", logger="apache_beam.io.filebasedsink")
+        # Beam's traceback of a Ctrl-C in a step: the command says "interrupted" instead.
+        hide_log_records("KeyboardInterrupt", logger="apache_beam.runners.common")
+        from tf_wordpiece.learning.beam import main  # this module under its own name: Beam pickles its functions so
+
+        return main()
+
+    return run_command(PROG, load_and_run, kept=[])
 
 
 if __name__ == "__main__":
-    _start_command_line()
-    from tf_wordpiece.learning.beam import main  # this module under its own name: Beam pickles its functions by name
-
-    code = main()
+    code = _command_line()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # as `tf-wordpiece`: the slow shutdown has nothing left to stop
     sys.exit(code)
 
@@ -166,17 +176,51 @@ def run(argv: list[str] | None = None) -> dict:
         + ("" if progress else "; its progress shows in the runner's own console")
     )
     try:
-        result = pipeline.run()
-        result.wait_until_finish()
+        result = _run_to_the_end(pipeline, args.out)
     finally:
         _close_bars()
     return _metrics(result) | {"seconds": time.perf_counter() - start}
+
+
+def _run_to_the_end(pipeline, out: str):
+    """Runs the pipeline and waits for it; if it fails or Ctrl-C stops it, nothing of it is left beside `out`.
+
+    Beam writes a local `out` through a temporary folder beside it
+    (beam-temp-NAME-*), removed here if the run does not finish. A Ctrl-C
+    that Beam wrapped in its own error (raised in a step) is a
+    KeyboardInterrupt again, for `run_command` to report.
+    """
+    folder, name = os.path.split(os.path.abspath(out))
+    pattern = os.path.join(glob.escape(folder), f"beam-temp-{glob.escape(name)}-*")
+    before = set(glob.glob(pattern)) if "://" not in out else None
+    try:
+        result = pipeline.run()
+        result.wait_until_finish()
+        return result
+    except BaseException as error:
+        for temporary in set(glob.glob(pattern)) - before if before is not None else ():
+            shutil.rmtree(temporary, ignore_errors=True)
+        if isinstance(error, Exception) and _stopped_by_ctrl_c(error):
+            raise KeyboardInterrupt from None
+        raise
+
+
+def _stopped_by_ctrl_c(error: BaseException | None) -> bool:
+    """Whether a KeyboardInterrupt is behind `error`, as Beam reports one raised in a step."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt) or str(error).startswith("KeyboardInterrupt [while running"):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
 
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m tf_wordpiece.learning.beam`: runs and prints the summary, as `tf-wordpiece learn`; 2 on bad input."""
     parser = build_parser()
     args, _ = parser.parse_known_args(argv)
+    kept: list[str] = []  # reported if Ctrl-C comes after the pipeline wrote --out
 
     def learn_and_report() -> int:
         try:
@@ -184,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         except (ValueError, FileExistsError) as e:
             print(f"{parser.prog}: {in_option_names(str(e), parser)}", file=sys.stderr)
             return 2
+        kept.append(shown_path(args.out))
         print(
             f"learned {counted(summary['tokens'], 'token')} (target {args.vocab_size}) from "
             f"{counted(summary['lines'], 'line')} of {shown_path(args.input)}, "
@@ -200,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"note: {note}")
         return 0
 
-    return run_command(parser.prog, learn_and_report, kept=[])
+    return run_command(parser.prog, learn_and_report, kept=kept)
 
 
 def _check_paths(args) -> None:
