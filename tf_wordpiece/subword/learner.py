@@ -81,8 +81,9 @@ def corpus_token_counts(
 
 
 def _boundaries(token: str, vocab: set[str], prefixes: set[str]) -> list[int]:
-    """Where `reference.segment(token, vocab, ...)`'s pieces start; `prefixes` holds every prefix of every
-    vocabulary string, so the scan from each start stops as soon as no string can match.
+    """Where the greedy longest-match pieces of `token` start (the tests' `subword_reference.segment`);
+    `prefixes` holds every prefix of every vocabulary string, so the scan from each start stops as soon as
+    no string can match.
 
     >>> _boundaries("abcab", {"ab", "abc", "b"}, {"a", "ab", "abc", "b"})
     [0, 3]
