@@ -16,18 +16,24 @@ this list, never one below):
   and decoding in core TF ops, with the tables that configure it.
 - `encoder.py`: `SubwordTextEncoder`, which picks the mode's graph class once.
 
-Two compat modes, because the two published copies of the algorithm differ:
+Two compat modes, because the two published copies of the algorithm differ.
+The learner's side of each row is one object a mode in `rules.py` (`T2tRules`,
+`TfdsRules`; the member that holds the rule in parentheses); the graph's
+side is the mode's graph class:
 
 | | `compat="t2t"` (default): tensor2tensor | `compat="tfds"`: `tfds.deprecated.text` |
 |---|---|---|
-| tokens | runs of Unicode category L*/N* and of the rest; one space between two alphanumeric tokens is implied | runs of `re` `\\w` (which includes `_`) and `\\W`; a token followed by exactly `" "` gets `_`, the space is dropped |
+| tokens (`tokens`) | runs of Unicode category L*/N* and of the rest; one space between two alphanumeric tokens is implied | runs of `re` `\\w` (which includes `_`) and `\\W`; a token followed by exactly `" "` gets `_`, the space is dropped; reserved tokens are split out whole first |
 | every token ends in `_` | yes | only before a single space |
-| `_`, `\\` | `\\u`, `\\\\` | `_` becomes `\\&undsc` (its byte id when not a subword); `\\` kept |
-| characters outside the alphabet | `\\<code point>;` built from alphabet characters, so every id is a subtoken | UTF-8 byte ids after the subwords (1 + subwords + 256 ids) |
-| vocabulary starts from | every character of the corpus plus `\\_u;0123456789` | the reserved tokens only; single-byte characters are never learned |
-| reserved tokens | `<pad>` (id 0), `<EOS>` (id 1), escaped (`<pad>_`) | none by default; id 0 is padding, subword ids start at 1 |
-| `max_subtoken_length=m` | substrings up to m - 1 characters are counted (its off-by-one, kept); None: no limit | up to m characters; default 20 |
-| binary search on min_count | between `min_val` (1) and `max_val` (1000); ties keep the earlier try | between the least and the most frequent token count; ties keep the later try |
+| `_`, `\\` (`prepared`) | `\\u`, `\\\\` | `_` becomes `\\&undsc` (its byte id when not a subword), which segmentation keeps whole (`kept_whole`); `\\` kept |
+| characters outside the alphabet | `\\<code point>;` built from alphabet characters, so every id is a subtoken | UTF-8 byte ids after the subwords |
+| vocabulary starts from (`alphabet`, `first_vocab`) | every character of the corpus plus `\\_u;0123456789` | the reserved tokens only |
+| never a learned candidate (`covered`) | an alphabet character (every vocabulary holds the alphabet) | a single-byte string (its byte id covers it) |
+| reserved tokens (`default_reserved`, `check_reserved`) | `<pad>` (id 0), `<EOS>` (id 1), escaped (`<pad>_`); a list must start with them | none by default; id 0 is padding, subword ids start at 1; each must mix `\\w` and `\\W` and not end in `_` |
+| ids (`size`, `smallest_target`) | the subtokens; `target_size` >= 1 | 1 + subwords + 256; `target_size` >= 258 |
+| `max_subtoken_length=m` (`counted_length`, `default_max_subtoken_length`) | substrings up to m - 1 characters are counted (its off-by-one, kept); None: no limit | up to m characters; default 20 |
+| min_count of one build (`min_count`) | at least 1 | as given |
+| binary search on min_count (`min_count_bounds`, `prefer_later`) | between `min_val` (1) and `max_val` (1000); ties keep the earlier try | between the least and the most frequent token count; ties keep the later try |
 
 The package also offers the plain-Python names of `text`, `learner` and
 `formats` (`tf_wordpiece.subword.split_text`, ...), listed once in
