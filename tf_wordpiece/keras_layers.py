@@ -29,7 +29,7 @@ import tensorflow as tf
 from tf_wordpiece.bert.keras_hub_compat import KerasHubWordPiece
 from tf_wordpiece.bert.packing import FixedLengthTemplate
 from tf_wordpiece.bert.post_processors import Segment
-from tf_wordpiece.bert.tokenizer import BertTokenizer
+from tf_wordpiece.bert_tokenizer.tokenizer import BertTokenizer
 from tf_wordpiece.vocab import read_vocab_file
 
 TEMPLATES = ("tf_text", "hf")

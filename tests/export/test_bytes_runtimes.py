@@ -199,7 +199,7 @@ def test_save_tfjs_never_replaces_a_users_folder(module, tmp_path):
 def test_every_stage_of_the_xla_core_compiles(vocab_file):
     """What an accelerator runs: XLA compiles both stages (no op without an XLA kernel, none on the host)."""
     module = CustomTokenizer(RESERVED, str(vocab_file), lower_case=True, core="xla")
-    core = module.tokenizer._numeric_core
+    core = module.tokenizer.engine.numeric_core
     data = tf.pad(tf.constant(list("Hello, TensorFlow!".encode()), tf.int32), [[0, 46]])
     lengths = tf.constant([18, 0, 0, 0, 0, 0, 0, 0])
     words_stage = core._stage("words", 1)

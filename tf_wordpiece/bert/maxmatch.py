@@ -74,18 +74,8 @@ class MaxMatcher(tf.Module):
         self._longest_from = _longest_piece_from(tokens, suffix_indicator, max_piece_chars)
 
     def match(self, words: tf.Tensor, n_chars: tf.Tensor):
-        """Greedy longest match for words with at least one character.
-
-        Args:
-          words: string [w]. n_chars: int32 [w], code points in each word.
-
-        Returns:
-          (word, begin, end, ids, failed): the pieces of the words that succeed,
-          flat and in order (int32 word index, int32 character begin and end in
-          the word, int64 id, `UNKNOWN_CHARACTER` for an unknown character), and
-          bool [w], words where some position has no piece (never, with
-          `split_unknown_characters`).
-        """
+        """`wordpiece.Matcher.match`: every candidate looked up at once; ids may be `UNKNOWN_CHARACTER`
+        (an unknown character, with `split_unknown_characters`, which never fails a word)."""
         # All words in one string, each after a marker byte: candidates are cut
         # from it without copying words, and an initial piece is cut together
         # with its marker, which is how the piece table keys initial tokens.

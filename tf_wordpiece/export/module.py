@@ -15,7 +15,7 @@ import tensorflow as tf
 from tf_wordpiece.base import Detokenizer, Tokenizer
 from tf_wordpiece.bert.packing import FixedLengthTemplate
 from tf_wordpiece.bert.post_processors import Segment, TemplateProcessing
-from tf_wordpiece.bert.tokenizer import BertTokenizer
+from tf_wordpiece.bert_tokenizer.tokenizer import BertTokenizer
 from tf_wordpiece.shapes import map_over_strings, merge_words, wrap_flat_rows, wrap_rows
 from tf_wordpiece.vocab import read_vocab_file
 

@@ -9,6 +9,7 @@ import argparse
 from typing import Mapping, NamedTuple
 
 from tf_wordpiece.messages import counted
+from tf_wordpiece.unicode.normalization import NORMALIZATION_FORMS
 
 
 class LearnParams(NamedTuple):
@@ -72,7 +73,9 @@ def add_learn_options(parser: argparse.ArgumentParser) -> None:
     words.add_argument("--lower-case", action="store_true", help="lowercase and strip accents before counting")
     words.add_argument("--keep-whitespace", action="store_true", help="keep white space as tokens")
     words.add_argument(
-        "--normalization-form", choices=["NFD", "NFKD"], help="Unicode normalization (without --lower-case)"
+        "--normalization-form",
+        choices=[form for form in NORMALIZATION_FORMS if form],
+        help="Unicode normalization, as tensorflow_text's BasicTokenizer (without --lower-case; with it, only NFD)",
     )
     words.add_argument(
         "--preserve-unused-token", action="store_true", help="keep [unused*] tokens written in text whole"

@@ -34,15 +34,15 @@ def count_words(dataset: tf.data.Dataset, basic_tokenizer: BasicTokenizer, *, pr
     Args:
       dataset: elements are tf.string tensors of any shape (scalars and
         vectors are rebatched here), or RaggedTensors of strings.
-      basic_tokenizer: e.g. `tf_text_basic_tokenizer(lower_case=True)`.
+      basic_tokenizer: e.g. `TfTextRecipe(lower_case=True).basic_tokenizer()`.
       progress: show a progress bar over the strings read.
 
     Returns:
       WordCounts: word (str) -> count (int), in order of first appearance.
 
-    >>> from tf_wordpiece.bert.basic_tokenizer import tf_text_basic_tokenizer
+    >>> from tf_wordpiece.bert.recipes import TfTextRecipe
     >>> data = tf.data.Dataset.from_tensor_slices(["The cat.", "the CAT sat"])
-    >>> dict(count_words(data, tf_text_basic_tokenizer(lower_case=True)))
+    >>> dict(count_words(data, TfTextRecipe(lower_case=True).basic_tokenizer()))
     {'the': 2, 'cat': 2, '.': 1, 'sat': 1}
     """
     spec = dataset.element_spec

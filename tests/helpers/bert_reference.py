@@ -1,4 +1,4 @@
-"""A slow, readable, pure-Python BERT tokenizer to test the graph against.
+"""A slow, readable, pure-Python BERT tokenizer to test the graph (`tf_wordpiece.BertTokenizer`) against.
 
 It follows the same rules from the same Unicode tables, one character at a
 time with ordinary loops, so a bug in the vectorized graph code (ragged
