@@ -36,6 +36,15 @@ def shown_path(path: str | bytes | os.PathLike) -> str:
     return os.fsencode(path).decode(sys.getfilesystemencoding(), "backslashreplace")
 
 
+def quoted_path(path: str | bytes | os.PathLike) -> str:
+    """`shown_path` between single quotes, as error messages name a file.
+
+    >>> print(quoted_path("caf\\udce9.json"))
+    'caf\\xe9.json'
+    """
+    return f"'{shown_path(path)}'"
+
+
 def line_and_offset(data: bytes, position: int) -> tuple[int, int]:
     """The line (from 1) and the byte offset in that line (from 0) of byte `position` of `data`.
 
