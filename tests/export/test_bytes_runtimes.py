@@ -26,11 +26,11 @@ import tensorflow as tf
 
 from helpers.data import DATA, VOCAB
 from helpers.hard_strings import HARD_STRINGS
+from helpers.node import tfjs_node_modules
 from tf_wordpiece.export.module import CustomTokenizer
 
 RESERVED = ["[PAD]", "[UNK]", "[START]", "[END]"]
 REPO = pathlib.Path(__file__).resolve().parents[2]
-TFJS_VERSION = "4.22.0"
 BATCH = 2000  # lines per call
 
 
@@ -126,28 +126,7 @@ def test_tflite_with_builtin_ops_only(saved, lines, expected, tmp_path):
 
 @pytest.fixture(scope="module")
 def node_modules() -> pathlib.Path:
-    """A folder with @tensorflow/tfjs installed (npm install, once; cached between runs)."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("node and npm are needed for the TF.js check")
-    folder = pathlib.Path(os.environ.get("TF_WORDPIECE_NPM_CACHE", pathlib.Path.home() / ".cache/tf_wordpiece/npm"))
-    package = folder / "node_modules/@tensorflow/tfjs/package.json"
-    if not package.exists() or json.loads(package.read_text())["version"] != TFJS_VERSION:
-        folder.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [
-                "npm",
-                "install",
-                "--prefix",
-                str(folder),
-                "--no-audit",
-                "--no-fund",
-                "--silent",
-                f"@tensorflow/tfjs@{TFJS_VERSION}",
-            ],
-            check=True,
-            timeout=600,
-        )
-    return folder
+    return tfjs_node_modules()
 
 
 def test_tfjs_in_node(module, node_modules, lines, expected, tmp_path):

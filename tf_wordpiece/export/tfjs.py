@@ -24,6 +24,7 @@ import tensorflow as tf
 from google.protobuf import json_format
 
 from tf_wordpiece.export.converter import write_folder_atomically
+from tf_wordpiece.export.frozen import frozen_graph_def
 
 WEIGHTS_FILE = "group1-shard1of1.bin"
 _DTYPES = {tf.int32: "int32", tf.int64: "int32", tf.bool: "bool", tf.float32: "float32", tf.uint8: "int32"}
@@ -40,12 +41,13 @@ def save_tfjs_graph_model(
     else). Returns the model.json's "signature" (input and output names as
     TF.js executes them).
 
-    Raises ValueError when the graph holds a stateful capture (a variable or
-    table): only constants and integer ops go to TF.js.
+    Captured tensors and variables that the graph only reads (a Keras model's
+    weights) become constants in the weights file. Raises ValueError when the
+    graph holds another stateful capture (a lookup table, an assignment).
     """
     out = _checked_out_dir(out_dir, overwrite=overwrite)
     concrete = tf.function(fn, autograph=False).get_concrete_function(**input_signature)
-    graph_def = _frozen(concrete)
+    graph_def = frozen_graph_def(concrete)  # variables too: a Keras model's weights become weights here
     weights = _move_constants_to_weights(graph_def)
     outputs = tf.nest.flatten(concrete.structured_outputs, expand_composites=True)
     keys = sorted(concrete.structured_outputs)  # tf.nest flattens a dict in sorted key order
@@ -85,26 +87,6 @@ def _checked_out_dir(out_dir: str | os.PathLike, *, overwrite: bool) -> pathlib.
     if ours:
         raise ValueError(f"out_dir: {str(out)!r} already holds a TF.js model; pass overwrite=True to replace it")
     raise ValueError(f"out_dir: {str(out)!r} exists and is not a TF.js model written here; choose another folder")
-
-
-def _frozen(concrete) -> tf.compat.v1.GraphDef:
-    """The function's graph with each captured tensor turned into a Const node."""
-    graph_def = concrete.graph.as_graph_def()
-    captured = concrete.captured_inputs
-    placeholders = concrete.inputs[len(concrete.inputs) - len(captured) :]
-    values = {}
-    for placeholder, value in zip(placeholders, captured):
-        if value.dtype == tf.resource:
-            raise ValueError(f"fn: captures {placeholder.name}, a variable or table; TF.js takes constants only")
-        values[placeholder.op.name] = value.numpy()
-    for node in graph_def.node:
-        if node.name in values:
-            value = values[node.name]
-            node.op = "Const"
-            node.ClearField("attr")
-            node.attr["dtype"].type = tf.as_dtype(value.dtype).as_datatype_enum
-            node.attr["value"].tensor.CopyFrom(tf.make_tensor_proto(value))
-    return graph_def
 
 
 def _move_constants_to_weights(graph_def) -> list[tuple[dict, bytes]]:
