@@ -8,17 +8,19 @@ saves to `.keras` and exports (`model.export`) to a SavedModel that needs
 neither tf_wordpiece, tensorflow_text nor keras-hub. keras-hub's tasks take it
 as their `preprocessor` (they call any preprocessor that is not keras-hub's own
 on `x` alone): `keras_hub.models.BertTextClassifier(backbone=...,
-preprocessor=BertTextClassifierPreprocessor(...), num_classes=2)`.
+preprocessor=BertTextClassifierPreprocessor(...), num_classes=2)`. `TextModel` is
+a functional model on strings whose `predict` also takes a Python list of str.
 
 With `core="numeric"`, `pack_bytes` gives the same inputs from UTF-8 bytes in
 integer ops only, for TFLite (builtins only) and TF.js
 (`tf_wordpiece.export.keras_model`). Not imported by `import tf_wordpiece`:
-`from tf_wordpiece.keras_preprocessor import BertTextClassifierPreprocessor`.
+`from tf_wordpiece.keras_preprocessor import BertTextClassifierPreprocessor, TextModel`.
 """
 
 from __future__ import annotations
 
 import keras
+import numpy as np
 import tensorflow as tf
 
 from tf_wordpiece.keras_layers import BertInputsPacker, WordPieceTokenizer
@@ -181,6 +183,39 @@ class BertTextClassifierPreprocessor(keras.layers.Layer):
             truncate=self.truncate,
         )
         return config
+
+
+@keras.saving.register_keras_serializable(package="tf_wordpiece")
+class TextModel(keras.Model):
+    """A functional model on raw strings whose `fit`, `evaluate` and `predict` also take a list of str.
+
+    Plain Keras reads a Python list as one input per element ("Unrecognized data
+    type"); here a list or tuple of str (or bytes) is a batch of strings, as in
+    keras-hub's tasks: `model.predict(["some text"])`. Built like any functional
+    model, `TextModel(inputs, outputs)`; `.keras` files and `model.export`
+    work as for `keras.Model`. Arrays, tensors and `tf.data` pass through.
+
+    >>> strings = keras.Input(shape=(), dtype="string")
+    >>> lengths = keras.layers.Lambda(lambda s: tf.strings.length(s), output_shape=())(strings)
+    >>> TextModel(strings, lengths).predict(["some text", ""], verbose=0).tolist()
+    [9, 0]
+    """
+
+    def fit(self, x=None, y=None, *args, **kwargs):
+        return super().fit(_batch_of_strings(x), y, *args, **kwargs)
+
+    def evaluate(self, x=None, y=None, *args, **kwargs):
+        return super().evaluate(_batch_of_strings(x), y, *args, **kwargs)
+
+    def predict(self, x, *args, **kwargs):
+        return super().predict(_batch_of_strings(x), *args, **kwargs)
+
+
+def _batch_of_strings(x):
+    """A list or tuple of str or bytes as an object array [batch]; anything else as it is."""
+    if isinstance(x, (list, tuple)) and x and all(isinstance(item, (str, bytes)) for item in x):
+        return np.array(x, dtype=object)
+    return x
 
 
 def _string_tensor(value, name: str) -> tf.Tensor:

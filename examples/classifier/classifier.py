@@ -28,7 +28,7 @@ import tensorflow as tf
 
 from tf_wordpiece.export import keras_model
 from tf_wordpiece.export.converter import embedded_pairs
-from tf_wordpiece.keras_preprocessor import BertTextClassifierPreprocessor
+from tf_wordpiece.keras_preprocessor import BertTextClassifierPreprocessor, TextModel
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 VOCAB = REPO / "tests/data/bert-base-uncased/vocab.txt"
@@ -68,7 +68,7 @@ def build_classifier(
     )
     head = keras_hub.models.BertTextClassifier(backbone=backbone, num_classes=num_classes, preprocessor=None)
     strings = keras.Input(shape=(), dtype="string", name="strings")
-    return keras.Model(strings, head(preprocessor(strings)), name="text_classifier")
+    return TextModel(strings, head(preprocessor(strings)), name="text_classifier")  # predict(["text"]) works
 
 
 def language_dataset(pairs, *, batch_size: int = 32) -> tf.data.Dataset:
@@ -102,7 +102,7 @@ def main(argv=None) -> int:
     _, accuracy = model.evaluate(language_dataset(held_out), verbose=0)
     print(f"held-out accuracy: {accuracy:.3f} on {2 * len(held_out)} lines")
     texts = ["Abrir o arquivo", "Open the file", ""]
-    logits = model.predict(np.array(texts, dtype=object), verbose=0)
+    logits = model.predict(texts, verbose=0)
     for text, row in zip(texts, logits):
         print(f"{text!r}: {LABELS[int(np.argmax(row))]} {np.round(row, 3).tolist()}")
 

@@ -3,7 +3,7 @@
 //
 //   npm install @tensorflow/tfjs@4
 //   node classify.mjs MODEL_DIR "Abrir o arquivo" "Open the file"   # one JSON array of logits per string
-//   node classify.mjs MODEL_DIR --json < strings.json              # a JSON array of strings in, of logits out
+//   node classify.mjs MODEL_DIR --json < strings.json              # a JSON array of strings in, {"logits": [...]} out
 //   node classify.mjs MODEL_DIR --bench REPEATS < batches.json     # timings: load, then each batch REPEATS times
 //
 // In a browser, load it with tf.loadGraphModel(URL_OF_MODEL_JSON) instead; the call is the same.
@@ -29,18 +29,25 @@ async function loadModel(dir) {
   return { model: await tf.loadGraphModel(tf.io.fromMemory(artifacts)), signature: json.signature };
 }
 
-// Strings -> logits, one array per string. The model takes the strings' UTF-8 bytes end to end (int32: TF.js
-// has no uint8) and each string's length in bytes.
-async function classify({ model, signature }, strings) {
+// Strings -> {output name: one array per string}. The model takes the strings' UTF-8 bytes end to end (int32:
+// TF.js has no uint8) and each string's length in bytes.
+async function run({ model, signature }, strings) {
   const encoded = strings.map((s) => new TextEncoder().encode(s));
   const bytes = new Int32Array(encoded.reduce((n, e) => n + e.length, 0));
   let at = 0;
   for (const e of encoded) { bytes.set(e, at); at += e.length; }
   const inputs = { bytes: tf.tensor1d(bytes, "int32"), row_lengths: tf.tensor1d(encoded.map((e) => e.length), "int32") };
-  const logits = await model.executeAsync(inputs, signature.outputs.logits.name);
-  const rows = await logits.array();
-  tf.dispose([logits, ...Object.values(inputs)]);
-  return rows;
+  const names = Object.keys(signature.outputs);
+  const result = await model.executeAsync(inputs, names.map((k) => signature.outputs[k].name));
+  const outputs = Array.isArray(result) ? result : [result];  // one output comes back as a tensor, not a list
+  const rows = await Promise.all(outputs.map((t) => t.array()));
+  tf.dispose([...outputs, ...Object.values(inputs)]);
+  return Object.fromEntries(names.map((k, i) => [k, rows[i]]));
+}
+
+// Strings -> logits, one array per string.
+async function classify(loaded, strings) {
+  return (await run(loaded, strings)).logits;
 }
 
 function median(values) {
@@ -53,7 +60,7 @@ const started = performance.now();
 const loaded = await loadModel(dir);
 const loadMs = performance.now() - started;
 if (args[0] === "--json") {
-  console.log(JSON.stringify(await classify(loaded, JSON.parse(fs.readFileSync(0, "utf8")))));
+  console.log(JSON.stringify(await run(loaded, JSON.parse(fs.readFileSync(0, "utf8")))));
 } else if (args[0] === "--bench") {
   const repeats = Number(args[1]);
   const batches = JSON.parse(fs.readFileSync(0, "utf8"));
@@ -62,7 +69,7 @@ if (args[0] === "--json") {
     const times = [];
     for (let i = 0; i <= repeats; i++) {  // the first call (i = 0) compiles the graph's kernels: reported apart
       const t = performance.now();
-      await classify(loaded, batch);
+      await run(loaded, batch);  // any graph model with the bytes inputs: the classifier, or a tokenizer alone
       times.push(performance.now() - t);
     }
     firstMs.push(times[0]);

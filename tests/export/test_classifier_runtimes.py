@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 
@@ -102,6 +103,11 @@ def test_tfjs_in_node(model, lines, want, tmp_path):
     node_modules = tfjs_node_modules()
     signature = keras_model.save_tfjs(model, tmp_path / "tfjs")
     assert sorted(signature["inputs"]) == ["bytes", "row_lengths"] and list(signature["outputs"]) == ["logits"]
+    topology = json.loads((tmp_path / "tfjs" / "model.json").read_text())["modelTopology"]
+    graph_ops = {node["op"] for node in topology["node"]} | {
+        node["op"] for function in topology["library"].get("function", []) for node in function.get("nodeDef", [])
+    }
+    assert not graph_ops - tfjs_ops(node_modules), "ops TF.js lacks"  # TF.js would fail on them at load
     valid = [i for i, line in enumerate(lines) if line == line.decode("utf-8", "replace").encode("utf-8")]
     strings = [lines[i].decode("utf-8") for i in valid]  # TextEncoder makes nothing but valid UTF-8
     script = node_modules / f"classify-{os.getpid()}.mjs"  # Node resolves @tensorflow/tfjs from the script's folder
@@ -117,7 +123,7 @@ def test_tfjs_in_node(model, lines, want, tmp_path):
                 timeout=600,
             )
             assert proc.returncode == 0, proc.stderr[-3000:]
-            got += json.loads(proc.stdout.splitlines()[-1])
+            got += json.loads(proc.stdout.splitlines()[-1])["logits"]
         missing = subprocess.run(
             ["node", str(script), str(tmp_path / "missing"), "x"], capture_output=True, text=True, timeout=600
         )
@@ -125,6 +131,12 @@ def test_tfjs_in_node(model, lines, want, tmp_path):
         script.unlink()
     assert_logits_close(got, want[valid])
     assert missing.returncode == 2 and "MODEL_DIR: no model.json in" in missing.stderr
+
+
+def tfjs_ops(node_modules: pathlib.Path) -> set[str]:
+    """The TensorFlow ops @tensorflow/tfjs's graph executor runs (its converter's op list)."""
+    op_lists = node_modules / "node_modules/@tensorflow/tfjs-converter/dist/operations/op_list"
+    return {op for path in op_lists.glob("*.js") for op in re.findall(r"'tfOpName': '(\w+)'", path.read_text())}
 
 
 def test_the_bytes_path_needs_the_numeric_core_and_one_preprocessor(vocab_tokens, tmp_path):
