@@ -262,6 +262,7 @@ def main() -> None:
     parser.add_argument("--intermediate", type=int, default=64)
     parser.add_argument("--sequence-length", type=int, default=64)
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     lines = [line for line in SAMPLE.read_text(encoding="utf-8").split("\n")[10000:] if line]
     batches = {int(n): lines[: int(n)] for n in args.batches.split(",")}
 
@@ -291,7 +292,10 @@ def main() -> None:
         results = {title: measure(m, batches, args.repeats, path, binary) for title, (m, path) in results.items()}
         keras_size = size_of(tmp / "classifier.keras")
 
-    print(f"# bench/classifier.py, {datetime.date.today()}, {platform.node()}: {os.cpu_count()} CPU cores (shared)")
+    print(
+        f"# bench/classifier.py, {datetime.date.today()}, {platform.node()}: {os.cpu_count()} CPU cores, shared "
+        f"(load average {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end)"
+    )
     config = f"{args.layers} layers, hidden {args.hidden}, {args.heads} heads, intermediate {args.intermediate}"
     print(
         f"# TensorFlow {tf.__version__}, Keras {keras.__version__}; model: {config}, sequence length "

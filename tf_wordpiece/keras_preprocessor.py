@@ -35,7 +35,8 @@ SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[PAD]")
 class BertTextClassifierPreprocessor(keras.layers.Layer):
     """Strings (one or two segments) -> {"token_ids", "segment_ids", "padding_mask"} [batch, sequence_length].
 
-    Shapes: x string [batch], or a tuple of two string [batch] tensors (pairs),
+    Shapes: x string [batch] (a tensor, array or list of str), or a tuple of
+    two string [batch] tensors (pairs),
     -> int32 `token_ids` and `segment_ids` and bool `padding_mask`, each
     [batch, sequence_length] (keras-hub's names); a scalar string gives
     [sequence_length]. `[CLS] a [SEP] (b [SEP])`, cut to fit as `truncate`
@@ -90,6 +91,10 @@ class BertTextClassifierPreprocessor(keras.layers.Layer):
         kwargs.pop("trainable", None)  # saved by get_config; the layer has no weights
         kwargs.pop("dtype", None)  # the outputs are int32 and bool
         super().__init__(trainable=False, dtype="int32", **kwargs)
+        # Python strings, lists of them and arrays reach `call` as they are (`_string_tensor` converts them),
+        # as in keras-hub's preprocessing layers, which set the same two Keras flags.
+        self._convert_input_args = False
+        self._allow_non_tensor_positional_args = True
         self.tokenizer = WordPieceTokenizer(
             vocabulary, lowercase=lowercase, strip_accents=strip_accents, compat=compat, core=core
         )
@@ -110,8 +115,9 @@ class BertTextClassifierPreprocessor(keras.layers.Layer):
         self.built = True  # no weights; the tokenizer's tables are built with it
 
     def call(self, x, y=None, sample_weight=None):
-        segments = [_string_tensor(s, f"x[{i}]") for i, s in enumerate(x)] if isinstance(x, (tuple, list)) else None
-        segments = segments or [_string_tensor(x, "x")]
+        # A tuple holds segments (keras-hub's rule); anything else, a list of str included, is one.
+        named = [(s, f"x[{i}]") for i, s in enumerate(x)] if isinstance(x, tuple) else [(x, "x")]
+        segments = [_string_tensor(value, name) for value, name in named]
         if not 1 <= len(segments) <= 2 or len({s.shape.rank for s in segments}) != 1:
             ranks = [s.shape.rank for s in segments]
             raise ValueError(f"x: expected one string tensor or two of one rank, got {len(segments)} of ranks {ranks}")
@@ -159,7 +165,7 @@ class BertTextClassifierPreprocessor(keras.layers.Layer):
         }
 
     def compute_output_spec(self, x, y=None, sample_weight=None):
-        first = x[0] if isinstance(x, (tuple, list)) else x
+        first = x[0] if isinstance(x, tuple) else x
         shape = (self.sequence_length,) if len(first.shape) == 0 else (first.shape[0], self.sequence_length)
         inputs = {
             "token_ids": keras.KerasTensor(shape, dtype="int32"),

@@ -167,8 +167,10 @@ def test_bad_and_odd_input(model, vocab_tokens):
     assert np.array_equal(preprocessor(tf.constant(invalid))["token_ids"], hub)  # its Python path takes str only
     assert np.isfinite(model.predict(tf.constant(invalid), verbose=0)).all()
 
-    one = preprocessor(tf.constant("Hello world"))  # an unbatched string gives unbatched inputs, as keras-hub's
+    one = preprocessor("Hello world")  # an unbatched string gives unbatched inputs, as keras-hub's
     assert one["token_ids"].shape == (SEQUENCE_LENGTH,)
+    listed = preprocessor(["Hello world", "x"])["token_ids"]  # a list of str is a batch, not two segments
+    assert listed.shape == (2, SEQUENCE_LENGTH) and listed[0].numpy().tolist() == one["token_ids"].numpy().tolist()
     assert (
         one["token_ids"].numpy().tolist() == preprocessor(tf.constant(["Hello world"]))["token_ids"][0].numpy().tolist()
     )
