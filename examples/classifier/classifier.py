@@ -112,6 +112,23 @@ def main(argv=None) -> int:
     size = keras_model.save_tflite(model, out / "classifier.tflite")
     keras_model.save_tfjs(model, out / "tfjs")
     print(f"wrote {out}/: classifier.keras, saved_model/, classifier.tflite ({size / 1e6:.1f} MB), tfjs/")
+
+    # Each runtime, the same logits: the SavedModel with plain TensorFlow, the .tflite in a TFLite interpreter.
+    loaded = tf.saved_model.load(str(out / "saved_model"))  # keep it referenced: its variables live with it
+    served = loaded.serve(tf.constant(texts)).numpy()
+    print("SavedModel:", np.round(served, 3).tolist())
+    try:
+        from ai_edge_litert.interpreter import Interpreter
+    except ImportError:
+        print("TFLite: pip install ai-edge-litert to run classifier.tflite here")
+    else:
+        encoded = [text.encode("utf-8") for text in texts]
+        run = Interpreter(model_path=str(out / "classifier.tflite")).get_signature_runner()
+        lite = run(
+            bytes=np.frombuffer(b"".join(encoded), np.uint8), row_lengths=np.array([len(e) for e in encoded], np.int32)
+        )
+        print("TFLite:    ", np.round(lite["logits"], 3).tolist())
+    print(f"TF.js: node examples/classifier/classify.mjs {out}/tfjs {' '.join(repr(t) for t in texts[:2])}")
     return 0
 
 

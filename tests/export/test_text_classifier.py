@@ -209,3 +209,16 @@ def test_bad_arguments(vocab_tokens):
     assert (again.sequence_length, again.tokenizer.core, again.tokenizer.vocabulary) == (16, "numeric", vocab_tokens)
     with pytest.raises(ValueError, match=r"core='string': tokenize_bytes needs the numeric core"):
         BertTextClassifierPreprocessor(vocab_tokens).pack_bytes(tf.constant([104], tf.uint8), tf.constant([1]))
+
+
+@pytest.mark.slow  # trains for 3 steps, then writes and reloads four models: about a minute
+def test_the_example_runs_as_written(tmp_path, capsys):
+    from helpers.classifier import example
+
+    out = tmp_path / "classifier_out"
+    assert example().main(["--out", str(out), "--steps", "3"]) == 0
+    printed = capsys.readouterr().out
+    assert "held-out accuracy:" in printed and "SavedModel:" in printed and "TFLite:" in printed
+    assert sorted(p.name for p in out.iterdir()) == ["classifier.keras", "classifier.tflite", "saved_model", "tfjs"]
+    assert example().main(["--out", str(out)]) == 2  # never over an existing folder
+    assert "already exists" in capsys.readouterr().err
