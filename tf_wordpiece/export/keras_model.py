@@ -20,8 +20,6 @@ strings ({"logits": float32 [n, classes]} for a single-output model).
 from __future__ import annotations
 
 import os
-import pathlib
-import tempfile
 from typing import Callable
 
 import keras
@@ -58,8 +56,8 @@ def bytes_function(model: keras.Model, *, output_key: str = "logits") -> Callabl
 def save_tflite(model: keras.Model, path: str | os.PathLike, *, overwrite: bool = False) -> int:
     """Writes `bytes_function(model)` as one `.tflite` (builtin ops only); returns its size in bytes.
 
-    Run it with `Interpreter(model_path=path).get_signature_runner()(data=uint8 [B],
-    row_lengths=int32 [n])`. The file is written aside, then renamed into place;
+    Run it with `Interpreter(model_path=path).get_signature_runner()(bytes=uint8 [B],
+    row_lengths=int32 [n])["logits"]`. The file is written aside, then renamed into place;
     an existing file is replaced only with `overwrite` and only when it is a TFLite model.
     """
     path = check_file_output(
@@ -69,13 +67,15 @@ def save_tflite(model: keras.Model, path: str | os.PathLike, *, overwrite: bool 
     converter = tf.lite.TFLiteConverter.from_concrete_functions([frozen], tf.Module())  # it holds no state
     converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]  # no Flex, no custom ops
     blob = converter.convert()
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # beside it, renamed into place when whole
     try:
-        with os.fdopen(handle, "wb") as f:
+        with open(temporary, "xb") as f:
             f.write(blob)
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(temporary, path)
     except BaseException:
-        pathlib.Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
     return len(blob)
 
