@@ -66,7 +66,9 @@ def build_classifier(
         intermediate_dim=intermediate_dim,
         max_sequence_length=sequence_length,
     )
-    head = keras_hub.models.BertTextClassifier(backbone=backbone, num_classes=num_classes, preprocessor=None)
+    head = keras_hub.models.BertTextClassifier(
+        backbone=backbone, num_classes=num_classes, preprocessor=None, name="classifier"
+    )
     strings = keras.Input(shape=(), dtype="string", name="strings")
     return TextModel(strings, head(preprocessor(strings)), name="text_classifier")  # predict(["text"]) works
 

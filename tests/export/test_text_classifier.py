@@ -62,7 +62,7 @@ def strings(lines) -> np.ndarray:
 def test_logits_equal_keras_hubs_preprocessor_with_the_same_backbone(model, vocab_tokens, held_out):
     ours = model.predict(strings(held_out), batch_size=BATCH, verbose=0)
     inputs = hub_preprocessor(vocab_tokens)(tf.constant(held_out))
-    head = model.get_layer("bert_text_classifier")  # keras-hub's BertTextClassifier: backbone, dropout, logits
+    head = model.get_layer("classifier")  # keras-hub's BertTextClassifier: backbone, dropout, logits
     theirs = head.predict(inputs, batch_size=BATCH, verbose=0)
     assert_logits_close(ours, theirs, atol=1e-5)
     packed = model.get_layer("preprocessor")(tf.constant(held_out))
@@ -74,7 +74,7 @@ def test_logits_equal_keras_hubs_preprocessor_with_the_same_backbone(model, voca
 def test_a_drop_in_preprocessor_for_keras_hubs_tasks(model, vocab_tokens, held_out, tmp_path):
     """keras-hub's tasks call a preprocessor that is not a keras_hub Preprocessor on x alone (duck typing)."""
     ours = model.get_layer("preprocessor")
-    backbone = model.get_layer("bert_text_classifier").backbone
+    backbone = model.get_layer("classifier").backbone
     task = keras_hub.models.BertTextClassifier(backbone=backbone, preprocessor=ours, num_classes=2)
     sensitive(task.get_layer("logits"))
     lines = held_out[:64]
