@@ -19,6 +19,8 @@ keras = tf.keras
 
 def positional_encoding(length: int, depth: int) -> tf.Tensor:
     """Sines then cosines of `position / 10000**(2i / depth)`: float32 `[length, depth]` (depth even)."""
+    if depth % 2:
+        raise ValueError(f"depth: the positional encoding takes an even depth (sines and cosines), got {depth}")
     half = depth // 2
     positions = np.arange(length)[:, np.newaxis]  # [length, 1]
     rates = 1 / (10000 ** (np.arange(half)[np.newaxis, :] / half))  # [1, depth / 2]

@@ -82,7 +82,7 @@ def save_translator(module: tf.Module, out_dir: str | os.PathLike, *, overwrite:
     runs first: an existing SavedModel is replaced only with `overwrite`, and a folder holding anything
     else (or the current folder) never is. Ctrl-C is held back while the old model is swapped out.
     """
-    out = check_model_folder(out_dir, overwrite=overwrite, what="--out")
+    out = check_model_folder(out_dir, overwrite=overwrite, what="out_dir")
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".{out.name}.", dir=out.parent) as staging:
         new, old = pathlib.Path(staging, "model"), pathlib.Path(staging, "old")

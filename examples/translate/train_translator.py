@@ -1,7 +1,7 @@
 """Trains the Transformer tutorial's translator, tiny, on the embedded pt/en sample; exports, reloads, translates.
 
     python examples/translate/train_translator.py --out translator [--converter DIR] [--epochs 1]
-        [--steps-per-epoch N] [--num-layers 2] [--d-model 64] [--overwrite]
+        [--steps-per-epoch N] [--num-layers 2] [--d-model 32] [--overwrite]
 
 The tutorial ("Neural machine translation with a Transformer and Keras") on tf_wordpiece's converter:
 `--converter DIR` reuses a converter that `tf-wordpiece export --out DIR` wrote; without it one is
@@ -116,6 +116,12 @@ def load_converter(path: str):
     return tf.saved_model.load(str(folder))
 
 
+def positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter
@@ -123,16 +129,31 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--out", default="translator", help="SavedModel folder to write (default: translator)")
     parser.add_argument("--overwrite", action="store_true", help="replace --out if it is a SavedModel")
     parser.add_argument("--converter", help="a converter SavedModel from `tf-wordpiece export` (default: export one)")
-    parser.add_argument("--epochs", type=int, default=1)
-    parser.add_argument("--steps-per-epoch", type=int, default=None, help="default: the whole sample each epoch")
-    parser.add_argument("--num-layers", type=int, default=2)
-    parser.add_argument("--d-model", type=int, default=64)
-    parser.add_argument("--num-heads", type=int, default=4)
-    parser.add_argument("--dff", type=int, default=128)
-    parser.add_argument("--warmup-steps", type=int, default=400, help="the tutorial uses 4000 for its 20 epochs")
-    parser.add_argument("--max-length", type=int, default=MAX_TOKENS, help="most tokens generated per translation")
-    parser.add_argument("--log-every", type=int, default=50, help="print the loss every N steps (0: per epoch only)")
-    return parser.parse_args(argv)
+    parser.add_argument("--epochs", type=positive_int, default=1)
+    parser.add_argument(
+        "--steps-per-epoch", type=positive_int, default=None, help="default: the whole sample each epoch"
+    )
+    parser.add_argument("--num-layers", type=positive_int, default=2)
+    parser.add_argument("--d-model", type=positive_int, default=32)
+    parser.add_argument("--num-heads", type=positive_int, default=2)
+    parser.add_argument("--dff", type=positive_int, default=64)
+    parser.add_argument(
+        "--warmup-steps", type=positive_int, default=100, help="the tutorial's 4000 suits its 20 long epochs"
+    )
+    parser.add_argument(
+        "--max-length", type=positive_int, default=MAX_TOKENS, help="most tokens generated per translation"
+    )
+    parser.add_argument("--log-every", type=int, default=20, help="print the loss every N steps (0: per epoch only)")
+    args = parser.parse_args(argv)
+    if args.d_model % 2:
+        parser.error(f"--d-model: the positional encoding takes an even size (sines and cosines), got {args.d_model}")
+    return args
+
+
+def shown(text: str, width: int = 70) -> str:
+    """`text` on one line, cut to `width` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def main(argv=None) -> int:
@@ -165,14 +186,24 @@ def main(argv=None) -> int:
         translator = ExportTranslator(Translator(tokenizers, transformer), max_length=args.max_length)
         start = time.perf_counter()
         save_translator(translator, out, overwrite=args.overwrite)
-    print(f"saved {out} in {time.perf_counter() - start:.0f} s")
+    print(f"saved {args.out} in {time.perf_counter() - start:.0f} s")
 
+    start = time.perf_counter()
     reloaded = tf.saved_model.load(str(out))  # what a user does; tensorflow_text is never imported
+    size = sum(path.stat().st_size for path in out.rglob("*") if path.is_file())
+    print(f"reloaded {out.name} ({size / 1e6:.1f} MB) in {time.perf_counter() - start:.1f} s")
     for pt, en in held_out[:3]:
+        start = time.perf_counter()
         prediction = reloaded(tf.constant(pt)).numpy().decode()
-        print(f"{'input':>12}: {pt}\n{'prediction':>12}: {prediction}\n{'reference':>12}: {en}")
+        milliseconds = (time.perf_counter() - start) * 1e3
+        print(f"{'input':>12}: {shown(pt)}\n{'prediction':>12}: {shown(prediction)} ({milliseconds:.0f} ms)")
+        print(f"{'reference':>12}: {shown(en)}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # Ctrl-C: --out is written whole or not at all (save_translator)
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)

@@ -24,7 +24,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "examples" / "data_service"))
 
 from local_cluster import LocalCluster  # noqa: E402
-from tokenize_on_service import copies_of, example_rows, on_service, tokenized_batches  # noqa: E402
+from tokenize_on_service import copies_of, example_rows, on_service, text_batches, tokenized_batches  # noqa: E402
 
 from helpers.converters import exported_converter, sample_pairs  # noqa: E402
 
@@ -65,10 +65,12 @@ def graph_ops(dataset: tf.data.Dataset) -> set[str]:
     return {node.op for node in graph.node} | {node.op for f in graph.library.function for node in f.node_def}
 
 
-@pytest.mark.parametrize("mode", ["distributed_epoch", "parallel_epochs"])
-def test_the_string_core_travels_to_workers_without_tf_wordpiece(cluster, string_converter, tmp_path, mode):
+@pytest.mark.parametrize("mode, split_by_batch", [("distributed_epoch", True), ("parallel_epochs", False)])
+def test_the_string_core_travels_to_workers_without_tf_wordpiece(
+    cluster, string_converter, tmp_path, mode, split_by_batch
+):
     tokenizers = loaded_then_deleted(string_converter, tmp_path)
-    local = tokenized_batches(tokenizers, sample_pairs()[:PAIRS])
+    local = tokenized_batches(tokenizers, sample_pairs()[:PAIRS], split_by_batch=split_by_batch)
     assert {"HashTableV2", "LookupTableImportV2"} <= graph_ops(local)  # the tables, contents and all
     want = example_rows(local)
     assert sum(want.values()) == PAIRS
@@ -115,6 +117,16 @@ def test_tensorflow_text_ops_do_not_reach_these_workers(cluster, string_converte
     tokenized = lines.map(lambda en: tokenizer.tokenize(en).merge_dims(-2, -1).to_tensor())
     with pytest.raises(tf.errors.NotFoundError, match="Op type not registered 'CaseFoldUTF8'"):
         list(on_service(tokenized, cluster.target, "parallel_epochs"))
+
+
+def test_one_split_per_batch_gives_the_tutorials_batches():
+    pairs = sample_pairs()[:150]
+    for batch_size in (64, 150, 200):
+        tutorial = list(text_batches(pairs, batch_size=batch_size, split_by_batch=False).as_numpy_iterator())
+        split_by_batch = list(text_batches(pairs, batch_size=batch_size).as_numpy_iterator())
+        assert [len(pt) for pt, _ in split_by_batch] == [len(pt) for pt, _ in tutorial]
+        for (pt, en), (want_pt, want_en) in zip(split_by_batch, tutorial, strict=True):
+            assert pt.tolist() == want_pt.tolist() and en.tolist() == want_en.tolist()
 
 
 def test_rows_compare_whatever_the_batching():

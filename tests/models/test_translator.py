@@ -108,6 +108,12 @@ CHILD = textwrap.dedent(
         "texts": [translator(tf.constant(s)).numpy().decode("utf-8", "replace") for s in sentences],
         "errors": errors,
         "imported": [m for m in ("tf_wordpiece", "tensorflow_text") if sys.modules.get(m) is not None],
+        "signatures": {
+            name: [sorted(f.structured_input_signature[1]), sorted(f.structured_outputs)]
+            for name, f in translator.signatures.items()
+        },
+        "served": translator.signatures["serving_default"](sentence=tf.constant(sentences[0]))["output_0"]
+        .numpy().decode("utf-8", "replace"),
     }))
     """
 )
@@ -162,6 +168,8 @@ def test_the_exported_translator_runs_without_tensorflow_text_or_tf_wordpiece(tr
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert got["imported"] == []
     assert got["texts"] == [text.decode("utf-8", "replace") for _, _, text in ours]
+    assert got["signatures"] == {"serving_default": [["sentence"], ["output_0"]]}  # what TF Serving calls
+    assert got["served"] == got["texts"][0]
     assert got["errors"]["int"].startswith(("TypeError", "ValueError")) and "TensorSpec" in got["errors"]["int"]
     assert got["errors"]["rank 1"].startswith(("TypeError", "ValueError")) and "shape=()" in got["errors"]["rank 1"]
 
