@@ -136,3 +136,19 @@ def test_rows_compare_whatever_the_batching():
     assert example_rows(one) == example_rows(two) == collections.Counter({((2, 5, 3), (2, 3)): 1, ((2, 3), (2, 3)): 1})
     assert copies_of(example_rows(one + one), example_rows(one)) == 2
     assert copies_of(example_rows(two[:1]), example_rows(one)) == 0
+
+
+def test_bad_arguments_are_clear_errors(tmp_path, capsys):
+    import tf_data_server
+    import tokenize_on_service
+
+    with pytest.raises(SystemExit, match="--converter: .*missing holds no SavedModel; write one with `tf-wordpiece"):
+        tokenize_on_service.main(["--converter", str(tmp_path / "missing")])
+    with pytest.raises(SystemExit):
+        tf_data_server.parse_args(["dispatcher", "--port", "70000"])
+    assert "--port: 70000 is not a port number" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="mode: expected one of"):
+        tokenize_on_service.on_service(tf.data.Dataset.range(1), "grpc://localhost:1", "epochs")
+    with pytest.raises(ValueError, match="num_workers: expected at least 1 worker, got 0"):
+        LocalCluster(0)
+    assert tf_data_server.parse_args(["worker", "--dispatcher", "grpc://h:5050"]).dispatcher == "h:5050"
