@@ -188,11 +188,6 @@ def test_the_same_weights_fed_by_tensorflow_text_give_the_same_output(trained, o
     assert all(tokens[0] == b"[START]" and 1 < len(tokens) <= MAX_LENGTH + 1 for _, tokens, _ in ours)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="package bug: compat='tf_text' reads invalid UTF-8 as U+FFFD, and the sample's vocabularies hold "
-    "'\\ufffd' and '##\\ufffd', so b'caf\\xe9' becomes pieces where tensorflow_text gives [UNK]",
-)
 def test_invalid_utf8_fed_by_tensorflow_text_gives_the_same_output(ours, theirs):
     assert_same_outputs(ours, theirs, range(len(SENTENCES), len(INPUTS)))
 
