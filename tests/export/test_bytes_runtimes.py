@@ -186,7 +186,7 @@ def test_save_tfjs_never_replaces_a_users_folder(module, tmp_path):
     folder = tmp_path / "mine"
     folder.mkdir()
     (folder / "notes.txt").write_text("keep me")
-    with pytest.raises(ValueError, match="out_dir: .* is not a TF.js model written here"):
+    with pytest.raises(ValueError, match="out_dir: .* is a folder that is not a TF.js model"):
         module.save_tfjs(folder, overwrite=True)
     assert [p.name for p in folder.iterdir()] == ["notes.txt"]
     module.save_tfjs(tmp_path / "tfjs")
