@@ -301,8 +301,9 @@ def _export_core(args) -> str:
         return "numeric" if conversions else "string"
     if conversions and args.core != "numeric":
         raise ValueError(
-            f"--core: {' and '.join(conversions)} take the numeric core's bytes signatures (TFLite's builtin ops "
-            f"and TF.js run no string op and no XLA); drop --core {args.core} or pass --core numeric"
+            f"--core: {' and '.join(conversions)} {'need' if len(conversions) > 1 else 'needs'} the numeric core's "
+            f"bytes signatures (TFLite's builtin ops and TF.js run no string op and no XLA); drop --core "
+            f"{args.core} or pass --core numeric"
         )
     return args.core
 
