@@ -107,6 +107,22 @@ def test_export_conversions_are_checked_before_any_work(user_folder, capsys, opt
     assert snapshot(user_folder) == before
 
 
+def test_export_fills_an_empty_folder_without_overwrite(user_folder, capsys):
+    """An empty folder given as --out or --tfjs was made for the output: it is filled, as --help says."""
+    from tf_wordpiece.export.layout import ExportLayout
+
+    (user_folder / "model").mkdir()
+    (user_folder / "js").mkdir()
+    layout = ExportLayout.checked("model", tfjs="js")
+    assert layout.replaces == {(user_folder / "model").resolve(), (user_folder / "js").resolve()}
+    (user_folder / "js" / "mine.txt").write_text("not empty any more")
+    with pytest.raises(ValueError, match="is a folder that is not a TF.js model"):
+        ExportLayout.checked("model", tfjs="js", overwrite=True)
+    with pytest.raises(SystemExit):
+        cli.main(["export", "--help"])
+    assert "an empty folder (filled without --overwrite)" in " ".join(capsys.readouterr().out.split())
+
+
 @pytest.mark.slow  # a full export with the numeric core, a TFLite conversion and two TF.js models: about a minute
 def test_export_fills_an_empty_folder_and_writes_tflite_and_tfjs(user_folder, capsys):
     from tf_wordpiece.export.layout import ExportLayout
@@ -467,7 +483,9 @@ def test_library_errors_name_the_option(user_folder, capsys):
     assert cli.main(["tokenize", "--tokenizer-json", "empty.json", "x"]) == 2
     assert capsys.readouterr().err.startswith("tf-wordpiece tokenize: --tokenizer-json: 'empty.json' has no 'model'")
     assert cli.main(["export", "--input", "three.tsv", "--out", "m"]) == 2
-    assert capsys.readouterr().err.startswith(
+    err = capsys.readouterr().err  # after the progress lines of loading and reading, one line: the error
+    assert err.startswith("loading TensorFlow...\n") and err.endswith("\n") and err.count("tf-wordpiece") == 1
+    assert err.splitlines()[-1].startswith(
         "tf-wordpiece export: --input: three.tsv: line 2 has 3 tab-separated fields, expected 2"
     )
 
