@@ -152,7 +152,7 @@ def test_save_tfjs_never_replaces_a_users_folder(module, tmp_path):
         module.save_tfjs(folder, overwrite=True)
     assert [p.name for p in folder.iterdir()] == ["notes.txt"]
     module.save_tfjs(tmp_path / "tfjs")
-    with pytest.raises(ValueError, match="already holds a TF.js model; pass overwrite=True"):
+    with pytest.raises(FileExistsError, match="already holds a TF.js model; pass overwrite=True"):
         module.save_tfjs(tmp_path / "tfjs")
     module.save_tfjs(tmp_path / "tfjs", overwrite=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "tfjs"]  # no hidden staging folder left

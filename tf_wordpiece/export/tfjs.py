@@ -37,8 +37,9 @@ def save_tfjs_graph_model(
 
     `out_dir` gets `model.json` and `group1-shard1of1.bin`, written in a hidden
     sibling folder and renamed into place. An existing `out_dir` is replaced
-    only with `overwrite` and only when it holds such a model written here (and
-    nothing else); an empty folder is filled. Returns the model.json's "signature" (input and output names as
+    only with `overwrite` (else FileExistsError) and only when it holds such a
+    model written here and nothing else (else ValueError); an empty folder is
+    filled. Returns the model.json's "signature" (input and output names as
     TF.js executes them).
 
     Raises ValueError when the graph holds a stateful capture (a variable or
