@@ -1,7 +1,7 @@
 """The `tf-wordpiece` command line: `tokenize`, `learn` and `export`.
 
 Parsing, `--help` and argument errors do not import TensorFlow; the commands
-import it with its log lines hidden (set TF_CPP_MIN_LOG_LEVEL to see them).
+import it with its log lines hidden (set TF_WORDPIECE_TF_LOGS=1 to see them).
 Ctrl-C ends any command at once with exit code 130 and leaves no temporary file.
 """
 
@@ -13,6 +13,7 @@ import sys
 
 from tf_wordpiece import __version__
 from tf_wordpiece.console import (
+    TF_LOGS_HELP,
     CommandParser,
     DefaultsOnceHelpFormatter,
     check_readable_files,
@@ -29,8 +30,7 @@ from tf_wordpiece.learning.params import (
     size_notes,
     threshold_summary,
 )
-
-_LOGS = "TensorFlow's own log lines are hidden; set TF_CPP_MIN_LOG_LEVEL=0 to see them."
+from tf_wordpiece.messages import counted, shown_path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="tf-wordpiece", description="WordPiece tokenization in core TensorFlow ops.", epilog=_LOGS
+        prog="tf-wordpiece", description="WordPiece tokenization in core TensorFlow ops.", epilog=TF_LOGS_HELP
     )
     parser.add_argument("--version", action="version", version=f"tf-wordpiece {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=CommandParser)
@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _subcommand(commands, name: str, **texts) -> argparse.ArgumentParser:
-    return commands.add_parser(name, formatter_class=DefaultsOnceHelpFormatter, epilog=_LOGS, **texts)
+    return commands.add_parser(name, formatter_class=DefaultsOnceHelpFormatter, epilog=TF_LOGS_HELP, **texts)
 
 
 def _add_tokenize_command(commands) -> None:
@@ -180,12 +180,12 @@ def _learn(args, kept: list[str]) -> int:
         )
     except (ValueError, FileExistsError) as e:
         return _fail(args, e)
-    import_tensorflow_quietly()
+    import_tensorflow_quietly(announce="loading TensorFlow")
     from tf_wordpiece.learning import word_counts
     from tf_wordpiece.learning.from_text import count_and_learn
     from tf_wordpiece.vocab import write_vocab_file
 
-    source = ", ".join(args.input) if args.input else args.tfds
+    source = ", ".join(shown_path(path) for path in args.input) if args.input else args.tfds
     not_utf8: list[str] = []  # the first line that is not UTF-8, if any: reading stops there
     try:
         dataset = (
@@ -223,19 +223,21 @@ def _check_counts(counts, source: str, not_utf8: list[str]) -> None:
     if not_utf8:
         raise ValueError(not_utf8[0])
     if counts.skipped_invalid_utf8:  # --tfds: strings without a file and line
+        are = "is" if counts.skipped_invalid_utf8 == 1 else "are"
         raise ValueError(
-            f"{counts.skipped_invalid_utf8} words in {source} are not valid UTF-8; re-encode the "
+            f"{counted(counts.skipped_invalid_utf8, 'word')} in {source} {are} not valid UTF-8; re-encode the "
             "dataset's text as UTF-8"
         )
     if not counts:
-        raise ValueError(f"input: no words in {source} ({counts.lines} lines); is the corpus empty?")
+        raise ValueError(f"input: no words in {source} ({counted(counts.lines, 'line')}); is the corpus empty?")
 
 
 def _print_learn_summary(args, vocab, counts, stats, source: str, *, seconds: tuple[float, float]) -> None:
     print(
-        f"learned {len(vocab)} tokens (target {args.vocab_size}) from {counts.lines} lines of {source}, "
-        f"{len(counts)} distinct words ({stats['words']} learned from); {threshold_summary(stats, args)}; "
-        f"counting {seconds[0]:.1f} s, learning {seconds[1]:.1f} s -> {args.out}"
+        f"learned {counted(len(vocab), 'token')} (target {args.vocab_size}) from {counted(counts.lines, 'line')} "
+        f"of {source}, {counted(len(counts), 'distinct word')} ({stats['words']} learned from); "
+        f"{threshold_summary(stats, args)}; counting {seconds[0]:.1f} s, learning {seconds[1]:.1f} s -> "
+        f"{shown_path(args.out)}"
     )
     for note in size_notes(
         len(vocab), args.vocab_size, stats, slack_ratio=args.slack_ratio, lower_thresh=args.lower_thresh
@@ -262,8 +264,7 @@ def _export(args, kept: list[str]) -> int:
         )
     except (ValueError, FileExistsError) as e:
         return _fail(args, e)
-    print("loading TensorFlow...", file=sys.stderr, flush=True)
-    tf = import_tensorflow_quietly()
+    tf = import_tensorflow_quietly(announce="loading TensorFlow")
     from tf_wordpiece.export import converter
     from tf_wordpiece.progress import timed_step
 

@@ -12,6 +12,8 @@ import threading
 import zipfile
 from typing import Callable
 
+from tf_wordpiece.messages import shown_path
+
 
 def write_text_atomically(
     path: str | os.PathLike,
@@ -73,19 +75,20 @@ def check_file_output(
     path = pathlib.Path(path)
     if path.is_dir():
         raise ValueError(
-            f"{what}: {path} is a folder; give the path of the {kind} to write inside it, "
-            f"such as {path / _example_name(kind)}"
+            f"{what}: {shown_path(path)} is a folder; give the path of the {kind} to write inside it, "
+            f"such as {shown_path(path / _example_name(kind))}"
         )
     if not path.parent.is_dir():
-        raise ValueError(f"{what}: the folder {path.parent} does not exist; create it first")
+        raise ValueError(f"{what}: the folder {shown_path(path.parent)} does not exist; create it first")
     if path.exists():
         if not overwrite:
             raise FileExistsError(
-                f"{what}: {path} already exists; {_overwrite_hint(what)} to replace that {kind}, or choose another path"
+                f"{what}: {shown_path(path)} already exists; {_overwrite_hint(what)} to replace that {kind}, or "
+                "choose another path"
             )
         if looks_ours is not None and not looks_ours(_head(path)):
             raise ValueError(
-                f"{what}: {path} exists and does not look like a {kind}; tf-wordpiece replaces only "
+                f"{what}: {shown_path(path)} exists and does not look like a {kind}; tf-wordpiece replaces only "
                 f"files of the kind it writes, so move that file or choose another path"
             )
     return path
@@ -120,23 +123,23 @@ def check_output_folder(
     here = pathlib.Path.cwd().resolve()
     if out == here or out in here.parents:
         raise ValueError(
-            f"{what}: {path} is the current folder or one above it; give a new folder name for the "
+            f"{what}: {shown_path(path)} is the current folder or one above it; give a new folder name for the "
             f"{kind}, such as ./{_example_folder(kind)}"
         )
     if out.exists() and not out.is_dir():
-        raise ValueError(f"{what}: {out} is a file, not a {kind} folder; move it or choose another path")
+        raise ValueError(f"{what}: {shown_path(out)} is a file, not a {kind} folder; move it or choose another path")
     if out.is_dir():
         if is_ours(out):
             if not overwrite:
                 raise FileExistsError(
-                    f"{what}: {out} already holds a {kind}; {_overwrite_hint(what)} to replace "
+                    f"{what}: {shown_path(out)} already holds a {kind}; {_overwrite_hint(what)} to replace "
                     "that model, or choose another path"
                 )
         elif any(out.iterdir()):
-            entries = sorted(p.name for p in out.iterdir())
+            entries = sorted(shown_path(p.name) for p in out.iterdir())
             shown = ", ".join(entries[:3]) + (f" and {len(entries) - 3} more" if len(entries) > 3 else "")
             raise ValueError(
-                f"{what}: {out} is a folder that is not a {kind} (it holds {shown}); tf-wordpiece "
+                f"{what}: {shown_path(out)} is a folder that is not a {kind} (it holds {shown}); tf-wordpiece "
                 f"replaces only {kind} folders it writes, so give a new folder name"
             )
     return out
@@ -260,7 +263,9 @@ def zip_atomically(folder: pathlib.Path, archive: pathlib.Path, *, replace: bool
 def _refuse_newcomer(path: pathlib.Path, replace: bool) -> None:
     """A FileExistsError if something appeared at `path` after the check said nothing was there."""
     if not replace and (path.exists() or path.is_symlink()):
-        raise FileExistsError(f"{path} appeared while tf-wordpiece was writing it; kept it, wrote nothing there")
+        raise FileExistsError(
+            f"{shown_path(path)} appeared while tf-wordpiece was writing it; kept it, wrote nothing there"
+        )
 
 
 @contextlib.contextmanager

@@ -21,6 +21,7 @@ import pathlib
 from typing import Callable
 
 from tf_wordpiece import files
+from tf_wordpiece.messages import shown_path
 
 LANGUAGES = ("pt", "en")  # the converter's tokenizers: one TF.js model each, both in the TFLite file
 TFJS_FILES = ("model.json", "group1-shard1of1.bin")  # a TF.js graph model as `export.tfjs` writes it
@@ -113,7 +114,8 @@ class ExportLayout:
             for other_option, other in outputs[i + 1 :]:
                 if path == other or other in path.parents or path in other.parents:
                     raise ValueError(
-                        f"{option}: {path} and {other_option} {other} overlap; give each output its own path"
+                        f"{option}: {shown_path(path)} and {other_option} {shown_path(other)} overlap; give each "
+                        "output its own path"
                     )
 
     def write_model(self, write: Callable[[pathlib.Path], None]) -> None:
