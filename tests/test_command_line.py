@@ -75,6 +75,104 @@ def test_export_refuses_a_zip_it_did_not_write(user_folder, capsys):
     assert snapshot(user_folder) == before
 
 
+def test_export_refuses_a_tflite_model_it_did_not_write(user_folder, capsys):
+    (user_folder / "theirs.tflite").write_bytes(b"\x1c\x00\x00\x00TFL3" + b"\x00" * 64)  # a TFLite model, not ours
+    before = snapshot(user_folder)
+    assert cli.main(["export", "--input", "pairs.tsv", "--out", "m", "--tflite", "theirs.tflite", "--overwrite"]) == 2
+    assert "--tflite: theirs.tflite exists and does not look like a TFLite model" in capsys.readouterr().err
+    assert snapshot(user_folder) == before
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["--tflite", "notes.txt"], "--tflite: notes.txt exists and does not look like a TFLite model"),
+        (["--tflite", "data"], "--tflite: data is a folder; give the path of the TFLite model to write inside it"),
+        (["--tflite", "nowhere/m.tflite"], "--tflite: the folder nowhere does not exist"),
+        (["--tfjs", "data"], "data is a folder that is not a TF.js model (it holds x.csv)"),
+        (["--tfjs", "notes.txt"], "notes.txt is a file, not a TF.js model folder"),
+        (["--tfjs", "."], "--tfjs: . is the current folder or one above it"),
+        (["--tfjs", "m/js"], "m/js overlap; give each output its own path"),  # inside the SavedModel folder
+        (["--tflite", "m.zip"], "and --tflite "),  # where the zip goes
+        (["--tflite", "x.tflite", "--core", "string"], "--core: --tflite needs the numeric core's bytes signatures"),
+        (["--tfjs", "js", "--tflite", "x.tflite", "--core", "xla"], "--core: --tflite and --tfjs need the numeric"),
+    ],
+)
+def test_export_conversions_are_checked_before_any_work(user_folder, capsys, options, message):
+    before = snapshot(user_folder)
+    assert cli.main(["export", "--input", "pairs.tsv", "--out", "m", "--overwrite", *options]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.startswith("tf-wordpiece export: "), err
+    assert "loading TensorFlow" not in err  # refused before any work
+    assert snapshot(user_folder) == before
+
+
+def test_export_fills_an_empty_folder_without_overwrite(user_folder, capsys):
+    """An empty folder given as --out or --tfjs was made for the output: it is filled, as --help says."""
+    from tf_wordpiece.export.layout import ExportLayout
+
+    (user_folder / "model").mkdir()
+    (user_folder / "js").mkdir()
+    layout = ExportLayout.checked("model", tfjs="js")
+    assert layout.replaces == {(user_folder / "model").resolve(), (user_folder / "js").resolve()}
+    (user_folder / "js" / "mine.txt").write_text("not empty any more")
+    with pytest.raises(ValueError, match="is a folder that is not a TF.js model"):
+        ExportLayout.checked("model", tfjs="js", overwrite=True)
+    with pytest.raises(SystemExit):
+        cli.main(["export", "--help"])
+    assert "an empty folder (filled without --overwrite)" in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.slow  # a full export with the numeric core, a TFLite conversion and two TF.js models: about a minute
+def test_export_fills_an_empty_folder_and_writes_tflite_and_tfjs(user_folder, capsys):
+    from tf_wordpiece.export.layout import ExportLayout
+
+    (user_folder / "models").mkdir()  # an empty folder the user made for the model: filled without --overwrite
+    argv = ["export", "--input", "pairs.tsv", "--out", "models", "--vocab-size", "60", "--no-zip"]
+    assert cli.main(argv + ["--tflite", "tok.tflite", "--tfjs", "js"]) == 0
+    out, err = capsys.readouterr()
+    assert (user_folder / "models" / "saved_model.pb").is_file()
+    assert sorted(p.name for p in (user_folder / "js").iterdir()) == ["en", "pt"]
+    assert not [p.name for p in user_folder.iterdir() if p.name.startswith(".")]  # no hidden staging left
+
+    # Every step leaves a line with its time, and the summary quotes the same figures.
+    steps = dict(re.findall(r"^([a-zA-Z. ]+): (\d+\.\d) s$", err.replace("\r", "\n"), re.MULTILINE))
+    assert {"reading pairs.tsv", "building the tokenizers", "saving models", "converting to TFLite"} <= set(steps)
+    assert {"writing the TF.js models", "reloading models"} <= set(steps), err
+    summary = re.search(r"built in (\d+\.\d) s, saved in (\d+\.\d) s", out)
+    assert summary.groups() == (steps["building the tokenizers"], steps["saving models"]), out
+    assert "tflite " + str(user_folder / "tok.tflite") in out and "tfjs " + str(user_folder / "js") in out
+
+    # The TFLite model holds both languages' bytes signatures, in builtin ops, giving the SavedModel's ids.
+    import numpy as np
+    import tensorflow as tf
+
+    texts = [t.encode() for t in ["olá mundo", "Hello world!", ""]]
+    data, lengths = np.frombuffer(b"".join(texts), np.uint8), np.array([len(t) for t in texts], np.int32)
+    saved = tf.saved_model.load("models").signatures
+    litert = pytest.importorskip("ai_edge_litert.interpreter").Interpreter(model_path="tok.tflite")
+    assert sorted(litert.get_signature_list()) == ["en_tokenize_bytes", "pt_tokenize_bytes"]
+    for language in ("pt", "en"):
+        want = saved[f"{language}_tokenize_bytes"](bytes=tf.constant(data), row_lengths=tf.constant(lengths))
+        got = litert.get_signature_runner(f"{language}_tokenize_bytes")(bytes=data, row_lengths=lengths)
+        assert {k: v.tolist() for k, v in got.items()} == {k: v.numpy().tolist() for k, v in want.items()}
+
+    # What it wrote is what --overwrite may replace; without it, each is refused.
+    for option in ({"tflite": "tok.tflite"}, {"tfjs": "js"}):
+        with pytest.raises(FileExistsError, match="pass --overwrite"):
+            ExportLayout.checked("other", make_zip=False, **option)
+    layout = ExportLayout.checked("models", make_zip=False, tflite="tok.tflite", tfjs="js", overwrite=True)
+    here = user_folder.resolve()
+    assert layout.replaces == {here / "models", here / "tok.tflite", here / "js"}
+
+    # TF.js: each language's model runs in Node as examples/tfjs/tokenize.mjs runs it, without TF.js's banner.
+    from helpers.node import node_modules, run_tokenize_mjs
+
+    rows, stderr = run_tokenize_mjs(node_modules(), user_folder / "js" / "en", ["Hello world!"])
+    want = saved["en_tokenize_bytes"](bytes=tf.constant(list(texts[1]), tf.uint8), row_lengths=tf.constant([12]))
+    assert rows[0]["token_ids"] == want["token_ids"].numpy().tolist() and "looks like you are" not in stderr
+
+
 @pytest.mark.parametrize(
     "out, overwrite, message",
     [
@@ -499,7 +597,9 @@ def test_library_errors_name_the_option(user_folder, capsys):
     assert cli.main(["tokenize", "--tokenizer-json", "empty.json", "x"]) == 2
     assert capsys.readouterr().err.startswith("tf-wordpiece tokenize: --tokenizer-json: 'empty.json' has no 'model'")
     assert cli.main(["export", "--input", "three.tsv", "--out", "m"]) == 2
-    assert capsys.readouterr().err.startswith(
+    err = capsys.readouterr().err  # after the progress line of reading, one line: the error
+    assert err.endswith("\n") and err.count("tf-wordpiece") == 1
+    assert err.splitlines()[-1].startswith(
         "tf-wordpiece export: --input: three.tsv: line 2 has 3 tab-separated fields, expected 2"
     )
 

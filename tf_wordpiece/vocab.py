@@ -56,13 +56,13 @@ class Vocab(tf.Module):
                 ) from None
             raise
         self._ids = {t: i for i, t in enumerate(self.tokens)}  # for Python-side lookups
+        # One tensor of the tokens, which the table's keys are too: a SavedModel stores a tensor that
+        # several functions capture once, so the vocabulary is in it once, however many tables read it.
+        self.token_tensor = tf.constant(self.tokens, tf.string)
         self.table = tf.lookup.StaticHashTable(
-            tf.lookup.KeyValueTensorInitializer(
-                tf.constant(self.tokens, tf.string), tf.range(len(self.tokens), dtype=tf.int64)
-            ),
+            tf.lookup.KeyValueTensorInitializer(self.token_tensor, tf.range(len(self.tokens), dtype=tf.int64)),
             default_value=-1,
         )
-        self.token_tensor = tf.constant(self.tokens, tf.string)
 
     def __len__(self) -> int:
         return len(self.tokens)

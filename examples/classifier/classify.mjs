@@ -12,6 +12,10 @@ import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import * as tf from "@tensorflow/tfjs";
 
+// Production mode, as examples/tfjs/tokenize.mjs: no Node banner (the pure-JavaScript backend is the point here)
+// and no debug checks.
+tf.enableProdMode();
+
 async function loadModel(dir) {
   if (!dir || !fs.existsSync(path.join(dir, "model.json"))) {
     console.error(`MODEL_DIR: no model.json in ${dir}; pass the folder that save_tfjs wrote`);

@@ -22,7 +22,7 @@ import tensorflow as tf
 
 from helpers.classifier import assert_logits_close, small_classifier
 from helpers.hard_strings import HARD_STRINGS, INVALID_UTF8
-from helpers.node import tfjs_node_modules
+from helpers.node import node_modules
 
 keras = pytest.importorskip("keras")
 if not keras.__version__.startswith("3."):
@@ -100,17 +100,17 @@ def test_tflite_with_builtin_ops_only(model, lines, want, tmp_path):
 
 
 def test_tfjs_in_node(model, lines, want, tmp_path):
-    node_modules = tfjs_node_modules()
+    modules = node_modules()
     signature = keras_model.save_tfjs(model, tmp_path / "tfjs")
     assert sorted(signature["inputs"]) == ["bytes", "row_lengths"] and list(signature["outputs"]) == ["logits"]
     topology = json.loads((tmp_path / "tfjs" / "model.json").read_text())["modelTopology"]
     graph_ops = {node["op"] for node in topology["node"]} | {
         node["op"] for function in topology["library"].get("function", []) for node in function.get("nodeDef", [])
     }
-    assert not graph_ops - tfjs_ops(node_modules), "ops TF.js lacks"  # TF.js would fail on them at load
+    assert not graph_ops - tfjs_ops(modules), "ops TF.js lacks"  # TF.js would fail on them at load
     valid = [i for i, line in enumerate(lines) if line == line.decode("utf-8", "replace").encode("utf-8")]
     strings = [lines[i].decode("utf-8") for i in valid]  # TextEncoder makes nothing but valid UTF-8
-    script = node_modules / f"classify-{os.getpid()}.mjs"  # Node resolves @tensorflow/tfjs from the script's folder
+    script = modules / f"classify-{os.getpid()}.mjs"  # Node resolves @tensorflow/tfjs from the script's folder
     shutil.copy(REPO / "examples/classifier/classify.mjs", script)
     try:
         got = []

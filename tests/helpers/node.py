@@ -1,4 +1,8 @@
-"""Node with @tensorflow/tfjs for the TF.js tests: npm-installed once into a cache folder, reused between runs."""
+"""TF.js in Node for the tests: @tensorflow/tfjs (pure JavaScript) installed once with npm into a cache folder,
+and `examples/tfjs/tokenize.mjs` run on a graph model.
+
+The cache folder is `TF_WORDPIECE_NPM_CACHE` (default ~/.cache/tf_wordpiece/npm); docs/deployment.md says so.
+"""
 
 from __future__ import annotations
 
@@ -10,15 +14,12 @@ import subprocess
 
 import pytest
 
+REPO = pathlib.Path(__file__).resolve().parents[2]
 TFJS_VERSION = "4.22.0"
 
 
-def tfjs_node_modules() -> pathlib.Path:
-    """A folder with @tensorflow/tfjs installed (`TF_WORDPIECE_NPM_CACHE`, default ~/.cache/tf_wordpiece/npm).
-
-    Skips the test where node or npm is missing. A script that imports "@tensorflow/tfjs" must run from this
-    folder (Node resolves packages from the script's folder): copy it there first.
-    """
+def node_modules() -> pathlib.Path:
+    """A folder with @tensorflow/tfjs installed (npm install, once; cached between runs); skips without node."""
     if shutil.which("node") is None or shutil.which("npm") is None:
         pytest.skip("node and npm are needed for the TF.js check")
     folder = pathlib.Path(os.environ.get("TF_WORDPIECE_NPM_CACHE", pathlib.Path.home() / ".cache/tf_wordpiece/npm"))
@@ -40,3 +41,22 @@ def tfjs_node_modules() -> pathlib.Path:
             timeout=600,
         )
     return folder
+
+
+def run_tokenize_mjs(modules: pathlib.Path, model_dir: pathlib.Path, strings: list[str]) -> tuple[list[dict], str]:
+    """`node tokenize.mjs MODEL_DIR --json` on `strings`: one {token_ids, starts, ends} a string, and its stderr."""
+    # Node resolves `import "@tensorflow/tfjs"` from the script's folder: run a copy beside node_modules.
+    script = modules / f"tokenize-{os.getpid()}.mjs"
+    shutil.copy(REPO / "examples/tfjs/tokenize.mjs", script)
+    try:
+        proc = subprocess.run(
+            ["node", str(script), str(model_dir), "--json"],
+            input=json.dumps(strings),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+    finally:
+        script.unlink()
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.splitlines()[-1]), proc.stderr

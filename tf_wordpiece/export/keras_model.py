@@ -28,7 +28,7 @@ import tensorflow as tf
 from tf_wordpiece.export.frozen import frozen_function
 from tf_wordpiece.export.module import BYTES, ROW_LENGTHS
 from tf_wordpiece.export.tfjs import save_tfjs_graph_model
-from tf_wordpiece.files import check_file_output
+from tf_wordpiece.files import check_file_output, write_bytes_atomically
 from tf_wordpiece.keras_preprocessor import BertTextClassifierPreprocessor
 
 BYTES_SIGNATURE = {"data": BYTES, "row_lengths": ROW_LENGTHS}
@@ -63,20 +63,12 @@ def save_tflite(model: keras.Model, path: str | os.PathLike, *, overwrite: bool 
     path = check_file_output(
         path, overwrite=overwrite, what="path", kind="TFLite model", looks_ours=lambda head: head[4:8] == TFLITE_MAGIC
     )
+    replace = path.exists()
     frozen = frozen_function(bytes_function(model), BYTES_SIGNATURE)
     converter = tf.lite.TFLiteConverter.from_concrete_functions([frozen], tf.Module())  # it holds no state
     converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]  # no Flex, no custom ops
     blob = converter.convert()
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # beside it, renamed into place when whole
-    try:
-        with open(temporary, "xb") as f:
-            f.write(blob)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    write_bytes_atomically(path, blob, replace=replace)
     return len(blob)
 
 
