@@ -73,6 +73,16 @@ def test_blocks_are_found_and_every_tag_is_known():
     assert any(block.skipped for block in blocks), "the pip install block should carry a skip-test marker"
 
 
+def test_the_test_commands_name_paths_that_exist():
+    """The skipped pytest blocks (the quick set, everything) name test files and folders: each must exist."""
+    blocks = readme_blocks(README.read_text(encoding="utf-8"))
+    commands = [block.code for block in blocks if block.skipped and "pytest" in block.code]
+    assert commands, "the README's pytest commands were not found"
+    named = {word for code in commands for word in code.split() if word.startswith(("tests/", "tf_wordpiece"))}
+    assert named, "the pytest commands name no path; is the parser still right?"
+    assert not sorted(path for path in named if not (REPO / path).exists()), "README names paths that do not exist"
+
+
 def run_shell(block: Block, scratch: Path, temp: Path) -> None:
     env = dict(os.environ)
     env["TMPDIR"] = str(temp)  # Beam's DirectRunner leaves its caches in the temp dir; keep them in tmp_path
