@@ -26,7 +26,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
-INPUTS = ("tests/data", "tf_wordpiece/data")  # the repository files the blocks read, copied into the scratch folder
+INPUTS = ("tests/data", "tf_wordpiece/data", "examples")  # what the blocks read, copied into the scratch folder
 SKIP_MARKER = re.compile(r"^<!--\s*skip-test\b.*-->\s*$")
 FENCE = re.compile(r"^```(\S*)\s*$")
 RUNNABLE = ("bash", "python")

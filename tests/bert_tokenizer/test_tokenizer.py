@@ -226,7 +226,7 @@ def test_bad_vocab_file(tmp_path, content, message):
 def test_vocab_file_not_utf8(tmp_path):
     path = tmp_path / "vocab.txt"
     path.write_bytes(b"[UNK]\n\xff\xfe\n")
-    with pytest.raises(ValueError, match="not valid UTF-8"):
+    with pytest.raises(ValueError, match="vocab.txt is not UTF-8 text: line 2 holds the byte 0xff at byte offset 0; "):
         twp.BertTokenizer(str(path))
 
 

@@ -215,7 +215,7 @@ def test_target_size_below_the_minimum(multilingual):
     "write, match",
     [
         (None, r"cannot read the vocab file .*No such file"),
-        (b"'<pad>_'\n'\xff'\n", r"not valid UTF-8 \(byte 10\)"),
+        (b"'<pad>_'\n'\xff'\n", r"vocab is not UTF-8 text: line 2 holds the byte 0xff at byte offset 1; convert"),
         (b"\n\n", r"has no subtokens"),
         ("'<pad>_'\n'<EOS>_'\n'ab_'\n".encode(), r"malformed: .* not subtokens on their own"),
     ],

@@ -201,7 +201,14 @@ class BasicTokenizer(TokenizerWithOffsets):
 
         chars = per_word(normalized)
         first = tf.gather(spans.kept, chars.row_starts())
+        char_begin, char_end = per_word(begin), per_word(end)
         text = _encode(chars)
+        if self.invalid_utf8 == "keep":  # tensorflow_text keeps invalid UTF-8 as its bytes, which no piece matches
+            text = tf.cond(
+                tf.reduce_any(chars.flat_values == ut.INVALID_UTF8),
+                lambda: _encode_keeping_invalid_bytes(chars, text, strings, per_word(rows), char_begin, char_end),
+                lambda: text,
+            )
         first_code_point = tf.gather(normalized, first)
         added = tf.where(first_code_point < 0, -1 - first_code_point, -1)  # the added token's index: its marker
         added_id = tf.fill(tf.shape(text), tf.constant(-1, tf.int64))
@@ -213,8 +220,8 @@ class BasicTokenizer(TokenizerWithOffsets):
             text=text,
             row=tf.cast(tf.gather(rows, first), tf.int64),
             num_strings=tf.size(strings, out_type=tf.int64),
-            begin=per_word(begin),
-            end=per_word(end),
+            begin=char_begin,
+            end=char_end,
             normalized_begin=per_word(normalized_begin),
             normalized_end=per_word(normalized_end),
             added_id=added_id,
@@ -329,6 +336,28 @@ def _encode(chars: tf.RaggedTensor) -> tf.Tensor:
     printable = (chars.flat_values >= 0) & (chars.flat_values != ut.INVALID_UTF8)
     values = tf.where(printable, chars.flat_values, ut.REPLACEMENT_CHARACTER)
     return tf.strings.unicode_encode(chars.with_flat_values(values), "UTF-8")
+
+
+def _encode_keeping_invalid_bytes(chars, text, strings, char_row, char_begin, char_end) -> tf.Tensor:
+    """Code points [w, chars] -> UTF-8 [w], each invalid UTF-8 character written as the bytes it was.
+
+    `char_row`, `char_begin`, `char_end` ([w, chars]) say where each character
+    comes from in `strings`. A word whose bytes would decode to other
+    characters (normalization deleted what stood between two invalid
+    sequences, which then join) keeps its `text` (U+FFFD for them), so that
+    WordPiece sees the characters counted here.
+    """
+    values = chars.flat_values
+    invalid = values == ut.INVALID_UTF8
+    one_each = tf.RaggedTensor.from_row_lengths(
+        tf.where((values >= 0) & ~invalid, values, ut.REPLACEMENT_CHARACTER), tf.ones_like(values, tf.int64)
+    )
+    source = tf.gather(strings, tf.cast(char_row.flat_values, tf.int64))
+    raw = tf.strings.substr(source, char_begin.flat_values, char_end.flat_values - char_begin.flat_values)
+    pieces = tf.where(invalid, raw, tf.strings.unicode_encode(one_each, "UTF-8"))
+    kept = tf.strings.reduce_join(chars.with_flat_values(pieces), axis=1)
+    decoded = tf.strings.unicode_decode(kept, "UTF-8", errors="replace")
+    return tf.where(decoded.row_lengths() == chars.row_lengths(), kept, text)
 
 
 def _normalized_offsets(

@@ -207,8 +207,9 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         )
         self._built_matcher: Matcher | None = None  # built on first use: a numeric-core BertTokenizer never needs it
 
-    @property
     def _matcher(self) -> Matcher:
+        """The matcher, built on first use (a method, not a property: saving a SavedModel reads every
+        property of a module, which would build it in a model that never matches, such as a numeric core's)."""
         if self._built_matcher is None:
             with tf.init_scope():  # eager tables, even when first used inside a tf.function
                 self._built_matcher = self._new_matcher()
@@ -221,6 +222,7 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
             )
         return MaxMatcher(
             self.vocab.tokens,
+            token_tensor=self.vocab.token_tensor,
             suffix_indicator=self.suffix_indicator,
             max_piece_chars=self.max_chars_per_token,
             split_unknown_characters=self.split_unknown_characters,
@@ -430,7 +432,7 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
             empty &= forced < 0
 
         todo = tf.cast(tf.reshape(tf.where(~single & (n_chars > 0)), [-1]), tf.int32)
-        walk_word, walk_begin, walk_end, walk_ids, failed = self._matcher.match(
+        walk_word, walk_begin, walk_end, walk_ids, failed = self._matcher().match(
             tf.gather(words, todo), tf.gather(n_chars, todo)
         )
         as_single = tf.cast(tf.reshape(tf.where(single & ~empty), [-1]), tf.int32)

@@ -19,6 +19,7 @@ import tensorflow as tf
 from tf_wordpiece.bert.decoders import hf_wordpiece_decode
 from tf_wordpiece.bert.post_processors import Encoding, Segment, check_encode_options
 from tf_wordpiece.bert.tokenizer_json import bert_kwargs_from_tokenizer_json, write_tokenizer_json
+from tf_wordpiece.messages import quoted_path
 from tf_wordpiece.shapes import as_ids, as_string_batch, as_word_batch, merge_words, rows_and_positions, value_rows
 
 _Tokenizer = TypeVar("_Tokenizer", bound="HuggingFaceMethods")
@@ -41,7 +42,7 @@ class HuggingFaceMethods:
         try:
             return cls(kwargs.pop("vocab"), **kwargs)
         except ValueError as e:  # e.g. an unk_token not in the vocabulary: say which file
-            raise ValueError(f"{os.fspath(path)!r}: {e}") from None
+            raise ValueError(f"{quoted_path(path)}: {e}") from None
 
     @classmethod
     def from_vocab(cls: type[_Tokenizer], path: str | os.PathLike, *, lower_case: bool = True, **options) -> _Tokenizer:

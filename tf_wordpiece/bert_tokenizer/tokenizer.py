@@ -60,9 +60,8 @@ class BertTokenizer(HuggingFaceMethods, TokenizerWithOffsets, Detokenizer):
       unknown_token: token for unknown words. None (compat="tf_text" only):
         an unknown word is its own piece, its id from the vocabulary's table
         (with a `tf.lookup.StaticVocabularyTable`, an OOV bucket), as in
-        tensorflow_text; see `WordpieceTokenizer` (a word with invalid UTF-8
-        is its text with U+FFFD, not tensorflow_text's raw bytes, so its
-        bucket differs). Defaults to `"[UNK]"`.
+        tensorflow_text (invalid UTF-8 in it as its raw bytes); see
+        `WordpieceTokenizer`. Defaults to `"[UNK]"`.
       suffix_indicator: prefix of non-initial pieces. Defaults to `"##"`.
       special_tokens: added tokens (str, or `AddedToken` for an id outside the
         vocabulary and Hugging Face's flags) matched as written in the raw text

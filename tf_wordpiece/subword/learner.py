@@ -30,6 +30,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from tf_wordpiece.messages import counted
 from tf_wordpiece.progress import progress_bar
 from tf_wordpiece.subword.rules import LearningRules, rules_for
 
@@ -278,7 +279,8 @@ def build_to_target_size(
         vocab = _bisect(build, rules.size, target_size, low, high, prefer_later=rules.prefer_later)
     if verbose:
         print(
-            f"learned {rules.size(vocab)} ids (target {target_size}) from {len(token_counts)} distinct tokens "
+            f"learned {counted(rules.size(vocab), 'id')} (target {target_size}) from "
+            f"{counted(len(token_counts), 'distinct token')} "
             f"in {time.perf_counter() - start:.1f} s",
             file=sys.stderr,
         )
