@@ -38,7 +38,7 @@ BUILDERS = {
 }
 
 # (basic tokenizer, what the row shows, strings, per word: (text, row, begin, end, added_id)); byte offsets
-# into the original string, `end` exclusive.
+# into the original string, `end` exclusive; a byte that is not UTF-8 is written as Python's surrogateescape does.
 WORD_ROWS = [
     (
         "tf_text-lower",
@@ -48,9 +48,9 @@ WORD_ROWS = [
     ),
     (
         "tf_text-lower",
-        "invalid-utf8-kept",  # one character of its own in the word, written U+FFFD
+        "invalid-utf8-kept",  # one character of its own in the word, its raw bytes (tensorflow_text's word)
         [b"a\xffb c"],
-        [("a\ufffdb", 0, 0, 3, -1), ("c", 0, 4, 5, -1)],
+        [("a\udcffb", 0, 0, 3, -1), ("c", 0, 4, 5, -1)],
     ),
     ("hf-uncased", "invalid-utf8-replaced", [b"a\xffb c"], [("ab", 0, 0, 3, -1), ("c", 0, 4, 5, -1)]),
     ("hf-uncased", "cjk", ["\u4e2d\u6587x"], [("\u4e2d", 0, 0, 3, -1), ("\u6587", 0, 3, 6, -1), ("x", 0, 6, 7, -1)]),
@@ -111,7 +111,7 @@ NORMALIZED_ROWS = [
 
 
 def word_rows(words) -> list[tuple]:
-    text = [t.decode("utf-8") for t in words.text.numpy().tolist()]
+    text = [t.decode("utf-8", "surrogateescape") for t in words.text.numpy().tolist()]
     begin = [chars[0] for chars in words.begin.to_list()]
     end = [chars[-1] for chars in words.end.to_list()]
     return list(zip(text, words.row.numpy().tolist(), begin, end, words.added_id.numpy().tolist()))
@@ -129,7 +129,7 @@ def test_tokenize_with_offsets_gives_the_words_spans(name, what, strings, expect
     words, begin, end = BUILDERS[name]().tokenize_with_offsets(tf.constant(strings))
     per_string = [[] for _ in strings]
     for text, row, b, e, _ in expected:
-        per_string[row].append((text.encode("utf-8"), b, e))
+        per_string[row].append((text.encode("utf-8", "surrogateescape"), b, e))
     assert [list(zip(*t)) for t in zip(words.to_list(), begin.to_list(), end.to_list())] == per_string
 
 
