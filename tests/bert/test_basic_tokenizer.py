@@ -107,6 +107,7 @@ NORMALIZED_ROWS = [
     ("tf_text-lower", [b"a\xffb c"], [(0, 3), (4, 5)]),  # an invalid byte keeps its own length
     ("hf-uncased", [b"a\xffb c"], [(0, 2), (3, 4)]),  # its U+FFFD is deleted
     ("tf_text-lower", ["\ufdfa!"], [(0, 6), (7, 15), (16, 24), (25, 33), (33, 34)]),
+    ("hf-added", ["x [MASK] y", "X[MASK]Y"], [(0, 1), (2, 8), (9, 10), (0, 1), (1, 7), (7, 8)]),  # as written
 ]
 
 

@@ -31,19 +31,9 @@ DETOKENIZE_ROWS = [
 ]
 
 
-EMPTY_SUFFIX_DIFFERS = pytest.mark.xfail(
-    strict=True,
-    reason="known difference: with suffix_indicator='' tensorflow_text's WordpieceTokenizer joins every piece "
-    "into one word (its FastWordpieceTokenizer splits them, as wordpiece_detokenize does)",
-)
-
-
 @pytest.mark.parametrize(
     "what, tokens, ids, suffix, unknown, words",
-    [
-        pytest.param(*r, id=r[0], marks=[EMPTY_SUFFIX_DIFFERS] if r[0] == "empty-suffix" else [])
-        for r in DETOKENIZE_ROWS
-    ],
+    [pytest.param(*r, id=r[0]) for r in DETOKENIZE_ROWS],
 )
 def test_wordpiece_detokenize(what, tokens, ids, suffix, unknown, words):
     got = wordpiece_detokenize(tf.ragged.constant(ids, tf.int64), tf.constant(tokens), suffix, unknown)
@@ -60,6 +50,17 @@ def test_wordpiece_detokenize_rows_are_tensorflow_texts(what, tokens, ids, suffi
     )
     peer = tf_text.WordpieceTokenizer(table, suffix_indicator=suffix, unknown_token=unknown)
     assert peer.detokenize(tf.ragged.constant(ids, tf.int64)).to_list() == words
+
+
+def test_fast_wordpiece_keeps_each_piece_a_word_with_an_empty_suffix():
+    """tensorflow_text's FastWordpieceTokenizer, unlike its WordpieceTokenizer ("empty-suffix" above), splits them."""
+    tokens = ["[UNK]", "ab", "c"]
+    ids = tf.ragged.constant([[1, 2], [1]], tf.int64)
+    words = wordpiece_detokenize(ids, tf.constant(tokens), "", "[UNK]", fast_wordpiece=True)
+    assert words.to_list() == [[b"ab", b"c"], [b"ab"]]
+    tf_text = pytest.importorskip("tensorflow_text")
+    peer = tf_text.FastWordpieceTokenizer(tokens, suffix_indicator="", support_detokenization=True)
+    assert peer.detokenize(ids).numpy().tolist() == [b" ".join(row) for row in words.to_list()]
 
 
 def test_wordpiece_detokenize_takes_dense_ids_and_refuses_rank_1_and_negative_ids():
