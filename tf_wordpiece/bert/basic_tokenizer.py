@@ -365,10 +365,11 @@ def _normalized_offsets(
 ) -> tuple[tf.Tensor, tf.Tensor]:
     """Byte offsets of each normalized code point within its normalized string (int64).
 
-    Invalid UTF-8 keeps its own length (`source_length`, the bytes it came from).
+    Invalid UTF-8 and added tokens matched in the raw text (negative markers)
+    keep their own length (`source_length`, the bytes they came from).
     """
     length = tf.cast(ut.utf8_length(tf.maximum(normalized, 0)), tf.int64)
-    length = tf.where(normalized == ut.INVALID_UTF8, source_length, length)
+    length = tf.where((normalized == ut.INVALID_UTF8) | (normalized < 0), source_length, length)
     total = tf.cumsum(length, exclusive=True)
     num_rows = tf.reduce_max(tf.concat([rows, [-1]], 0)) + 1
     row_base = tf.math.unsorted_segment_min(total, rows, num_rows)

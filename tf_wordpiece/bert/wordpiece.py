@@ -20,6 +20,7 @@ import tensorflow as tf
 from tf_wordpiece.base import Detokenizer, TokenizerWithOffsets
 from tf_wordpiece.bert import normalizers
 from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer, Words
+from tf_wordpiece.bert.decoders import wordpiece_detokenize
 from tf_wordpiece.bert.linmaxmatch import LinMaxMatcher
 from tf_wordpiece.bert.maxmatch import MARK, UNKNOWN_CHARACTER, WHOLE_WORD, MaxMatcher
 from tf_wordpiece.bert.pre_tokenizers import fast_wordpiece_pre_tokenizer
@@ -335,18 +336,21 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         >>> wp.detokenize([[1, 2, 3, 4]]).to_list(), wp.detokenize([1, 2, 3, 4]).numpy()
         ([[b'unaffable', b'!']], b'unaffable !')
         """
-        from tf_wordpiece.bert.decoders import wordpiece_detokenize
-
-        unknown = "[UNK]" if self.unknown_token is None else self.unknown_token
         ids = as_ids(token_ids, "token_ids")
         if ids.shape.rank == 0:
             raise ValueError(
                 f"token_ids: expected rank >= 1 ([pieces] or [..., pieces]), got a scalar {ids!r}; pass a list of ids"
             )
         if ids.shape.rank == 1:
-            words = wordpiece_detokenize(ids[None], self.vocab.token_tensor, self.suffix_indicator, unknown)
+            words = self.detokenize(ids[None])
             return tf.strings.reduce_join(words, axis=-1, separator=" ")[0]
-        return wordpiece_detokenize(ids, self.vocab.token_tensor, self.suffix_indicator, unknown)
+        return wordpiece_detokenize(
+            ids,
+            self.vocab.token_tensor,
+            self.suffix_indicator,
+            "[UNK]" if self.unknown_token is None else self.unknown_token,
+            fast_wordpiece=self.compat == "fast_wordpiece",
+        )
 
     def tokenize_flat(
         self, words: tf.Tensor, forced_ids: tf.Tensor | None = None, n_chars: tf.Tensor | None = None
