@@ -25,7 +25,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-INPUTS = ("tests/data", "tf_wordpiece/data", "examples", "export")  # what the blocks read, copied into the scratch folder
+# What the blocks read, copied into the scratch folder.
+INPUTS = ("tests/data", "tf_wordpiece/data", "examples", "export")
 SKIP_MARKER = re.compile(r"^<!--\s*skip-test\b(?P<why>.*)-->\s*$")
 FENCE = re.compile(r"^```(\S*)\s*$")
 RUNNABLE = ("bash", "python")
