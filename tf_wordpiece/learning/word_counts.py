@@ -94,10 +94,14 @@ def batch_word_counter(basic_tokenizer: BasicTokenizer):
 
         everything = tf.ones_like(words.row, tf.bool)
         unique, counts, skipped = counted(everything)
-        # An invalid byte sequence reads as U+FFFD: if any word has one, drop those words of invalid strings.
+        # A word of an invalid string is dropped when it holds invalid bytes (tf_text keeps them as written)
+        # or U+FFFD (how other basic tokenizers read them). Checked per word only when some word is suspect.
         unique, counts, skipped = tf.cond(
-            tf.reduce_any(_has_replacement_character(unique)),
-            lambda: counted(tf.gather(_is_valid_utf8(chunks), words.row) | ~_has_replacement_character(words.text)),
+            tf.reduce_any(_has_replacement_character(unique) | ~_is_valid_utf8(unique)),
+            lambda: counted(
+                tf.gather(_is_valid_utf8(chunks), words.row)
+                | (_is_valid_utf8(words.text) & ~_has_replacement_character(words.text))
+            ),
             lambda: (unique, counts, skipped),
         )
         return unique, counts, tf.size(flat), skipped
