@@ -1,0 +1,174 @@
+"""Stage 2: greedy longest-match WordPiece on every slot at once, then each word's pieces by pointer doubling.
+
+1. Walks: every slot walks down the vocabulary's trie (`tables.WalkTables`),
+   from the root where a word starts and from the suffix root elsewhere, one
+   character a step for `depth` steps (the longest token), all slots in the
+   same op: the longest piece that starts at each slot, whatever the word's
+   pieces before it turn out to be. The op count does not grow with the words'
+   length, only with the vocabulary's longest token.
+2. Chains: a word's pieces start at its first slot and each one after the last
+   one ends (`jump` = slot + the length of its piece). Jumps composed 2**k
+   times (pointer doubling, k < K) let every slot find, in K gathers, the
+   furthest piece start of its word at or before it: the slot starts a piece
+   exactly when that is itself. K is the bits of the longest word (7 for 100
+   characters).
+3. A word whose chain gets stuck (a slot with no piece) is `unknown_token`, as
+   are words that are one piece whatever they hold; the pieces are then
+   compacted in order with their byte offsets.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import tensorflow as tf
+
+from tf_wordpiece.numeric.tables import ROOT, WalkTables
+from tf_wordpiece.numeric.words import Slots
+
+# Past this many steps a walk is a `tf.while_loop` that stops once every walk has (vocabularies with very long
+# tokens); below it, steps are unrolled: no loop for TFLite and TF.js to run step by step, and one XLA cluster.
+MAX_UNROLLED_STEPS = 32
+COMPACT_AFTER = 3  # steps all slots walk together before the ones still going go on alone (exact sizes only)
+
+
+class Pieces(NamedTuple):
+    """The pieces of a batch in order, each int32 [P] (in a padded batch [C], valid below `count`).
+
+    ids; begin, end: byte offsets in the piece's string (`end` exclusive); word: each piece's word.
+    Per word ([W], valid below num_words): word_row, each word's string.
+    """
+
+    count: tf.Tensor
+    ids: tf.Tensor
+    begin: tf.Tensor
+    end: tf.Tensor
+    word: tf.Tensor
+    num_words: tf.Tensor
+    word_row: tf.Tensor
+
+
+class WordPiece:
+    """Stage 2's tables as constants, and the stage itself (`__call__`).
+
+    max_word_slots: the most slots a word that is not one whole piece can have
+    (the word-length limit), or None for no limit.
+    """
+
+    def __init__(self, walk: WalkTables, *, unknown_id: int, added_ids: list[int], max_word_slots: int | None):
+        self.unknown_id = unknown_id
+        self.suffix_root = walk.suffix_root
+        self.root_base, self.suffix_base = int(walk.base[ROOT]), int(walk.base[walk.suffix_root])
+        self.dead = walk.dead
+        longest = walk.depth if max_word_slots is None else min(walk.depth, max_word_slots)
+        self.steps = max(longest, 1)
+        self.rounds = max(1, (max_word_slots - 1).bit_length()) if max_word_slots else 31
+        with tf.init_scope():  # eager constants, even when built inside a tf.function
+            self._check = tf.constant(walk.check)
+            self._base = tf.constant(walk.base)
+            self._last_token = tf.constant(walk.last_token)
+            self._last_length = tf.constant(walk.last_length)
+            self._added_ids = tf.constant(added_ids or [0], tf.int32)
+
+    def __call__(self, slots: Slots, *, padded: bool) -> Pieces:
+        """Stage 2 on stage 1's slots; `padded`: keep the size C (XLA), else exactly P pieces."""
+        size = tf.shape(slots.char)[0]
+        position = tf.range(size)
+        piece_id, piece_length = self._walk(slots.char, slots.word_start, padded=padded)
+
+        # Chains: from each slot's word start, the furthest piece start at or before the slot.
+        jumps = [tf.concat([position + piece_length, [size]], 0)]  # a slot with no piece jumps to itself
+        for _ in range(self.rounds - 1):
+            jumps.append(tf.gather(jumps[-1], jumps[-1]))
+        at = tf.gather(slots.first, slots.word)
+        for jump in reversed(jumps):
+            further = tf.gather(jump, at)
+            at = tf.where(further <= position, further, at)
+        on_chain = at == position
+        stuck = tf.cast(on_chain & slots.kept & (piece_length == 0), tf.int32)
+        broken = tf.scatter_nd(slots.word[:, None], stuck, [size + 1]) > 0  # per word
+        whole = tf.gather(slots.whole | broken, slots.word)
+
+        is_piece = slots.kept & tf.where(whole, slots.word_start, on_chain)
+        whole_id = self.unknown_id
+        if slots.added is not None:
+            whole_id = tf.where(slots.added, tf.gather(self._added_ids, tf.maximum(slots.added_index, 0)), whole_id)
+        ids = tf.where(whole, whole_id, piece_id)
+        word_end = tf.gather(slots.first + slots.length, slots.word)
+        end_slot = tf.where(whole, word_end, position + piece_length)
+        count = tf.reduce_sum(tf.cast(is_piece, tf.int32))
+        num_words = tf.reduce_sum(tf.cast(slots.word_start, tf.int32))
+        if padded:
+            index = tf.where(is_piece, tf.cumsum(tf.cast(is_piece, tf.int32)) - 1, size)[:, None]
+
+            def compact(values):
+                return tf.scatter_nd(index, values, [size + 1])[:size]
+
+            first = slots.first[:size]
+        else:
+            index = tf.reshape(tf.where(is_piece), [-1])
+
+            def compact(values):
+                return tf.gather(values, index)
+
+            first = slots.first[:num_words]
+        end_slot = compact(end_slot)
+        return Pieces(
+            count=count,
+            ids=compact(ids),
+            begin=compact(slots.begin),
+            end=tf.gather(slots.end, tf.maximum(end_slot - 1, 0)),
+            word=compact(slots.word),
+            num_words=num_words,
+            word_row=tf.gather(slots.row, tf.minimum(first, size - 1)),
+        )
+
+    def _walk(self, char: tf.Tensor, word_start: tf.Tensor, *, padded: bool) -> tuple[tf.Tensor, tf.Tensor]:
+        """int32 [C] each: the id and length (in slots) of the longest piece starting at each slot (0: none).
+
+        A step reads check and base at `base + char`: the edge exists where
+        check is the walk's node, and base is then the next step's.
+        Without padding, the walks still going after `COMPACT_AFTER` steps (a
+        small share: most pieces are short) go on alone.
+        """
+        steps = self.steps
+        ahead = tf.concat([char, tf.zeros([steps], tf.int32)], 0)  # the character k steps ahead: ahead[k:k - steps]
+        node = tf.where(word_start, ROOT, self.suffix_root)
+        walks = (node, tf.where(word_start, self.root_base, self.suffix_base), tf.identity(node))
+        together = steps if padded else min(steps, COMPACT_AFTER)
+        walks = self._steps(lambda k: ahead[k : k - steps], 0, together, walks)
+        best = walks[2]
+        if together < steps:
+            going = tf.reshape(tf.where(walks[0] != self.dead), [-1])
+            start = tf.cast(going, tf.int32)
+            alone = self._steps(
+                lambda k: tf.gather(ahead, start + k), together, steps, tuple(tf.gather(t, going) for t in walks)
+            )
+            moved = tf.scatter_nd(start[:, None], alone[2] + 1, tf.shape(best)) - 1  # -1: walks that had stopped
+            best = tf.where(moved >= 0, moved, best)
+        return tf.gather(self._last_token, best), tf.gather(self._last_length, best)
+
+    def _steps(self, chars_at, first: int, last: int, walks: tuple) -> tuple:
+        """Steps `first` to `last` - 1 of the walks (node, base, best), each reading `chars_at(k)`.
+
+        Unrolled up to MAX_UNROLLED_STEPS; past that a `tf.while_loop` that stops once every walk has.
+        """
+
+        def step(k, node, base, best):
+            child = base + chars_at(k)
+            check, base = tf.gather(self._check, child), tf.gather(self._base, child)
+            taken = check == node
+            return tf.where(taken, child, self.dead), base, tf.where(taken, child, best)
+
+        if last - first <= MAX_UNROLLED_STEPS:
+            for k in range(first, last):
+                walks = step(k, *walks)
+            return walks
+        # Every loop variable starts from a tensor of its own: TF.js mixes up loop variables that share one.
+        state = (tf.constant(first), *(tf.identity(t) for t in walks))
+        state = tf.while_loop(
+            lambda k, node, base, best: (k < last) & tf.reduce_any(node != self.dead),
+            lambda k, *walks: (k + 1, *step(k, *walks)),
+            state,
+        )
+        return state[1:]
