@@ -438,14 +438,3 @@ def test_xla_input_shapes(inputs):
     want = bert("hf", True, "string").tokenize_with_offsets(inputs)
     for g, w in zip(got, want):
         assert g.to_list() == w.to_list()
-
-
-def test_a_batch_over_the_size_limit_is_a_clear_error():
-    """Past MAX_BATCH_BYTES the numeric core refuses the batch (naming the argument and the way out)."""
-    from tf_wordpiece.numeric.core import MAX_BATCH_BYTES
-
-    tok = twp.BertTokenizer(["[UNK]", "a"], core="numeric")
-    with pytest.raises(
-        tf.errors.InvalidArgumentError, match="strings: the numeric core takes at most .* core='string'"
-    ):
-        tok.tokenize(tf.constant(["a" * (MAX_BATCH_BYTES // 2), "a" * (MAX_BATCH_BYTES // 2 + 1)]))

@@ -18,15 +18,20 @@ import tensorflow as tf
 
 from tf_wordpiece.numeric import batch as bt
 from tf_wordpiece.numeric import chars, tables
+from tf_wordpiece.numeric.parts import tokenize_in_parts
 from tf_wordpiece.numeric.pieces import Pieces, WordPiece
 from tf_wordpiece.numeric.words import WordSplitter
 from tf_wordpiece.shapes import rows_to_splits
 from tf_wordpiece.unicode.classes import CharacterClasses
 from tf_wordpiece.unicode.normalization import NormalizationTable
 
-# The most UTF-8 bytes one call takes: its tensors are ~30 int32 arrays of the byte bucket's size (the next power
-# of two, times `max_expansion` for text that expands), so 4 MiB needs about 1 GB; more is an error, not a swap storm.
+# The most UTF-8 bytes one call of the pipeline takes (its tensors are a few dozen int32 arrays of the bytes' size,
+# or the next power of two of it under XLA, times `max_expansion` for text that expands): larger batches are
+# tokenized in parts of at most this many bytes, so memory stays bounded.
 MAX_BATCH_BYTES = 1 << 22
+# What `warm_up` compiles by default: batches of up to 64 KiB in up to 1024 strings (buckets 64 to 128 Ki).
+WARM_UP_BYTES = 1 << 16
+WARM_UP_STRINGS = 1024
 
 
 class NumericCore(tf.Module):
@@ -99,18 +104,20 @@ class NumericCore(tf.Module):
         self._compiled: dict[str, tf.types.experimental.GenericFunction] = {}
 
     def tokenize_with_offsets(self, strings: tf.Tensor) -> tuple[tf.RaggedTensor, tf.RaggedTensor, tf.RaggedTensor]:
-        """string [n] -> (ids, begin, end), int64 [n, (words), (pieces)]; byte offsets."""
+        """string [n] -> (ids, begin, end), int64 [n, (words), (pieces)]; byte offsets.
+
+        A batch of more than `MAX_BATCH_BYTES` bytes is tokenized in parts of
+        at most that many (`parts.tokenize_in_parts`: cut at string ends and
+        after spaces), with the same ids and offsets.
+        """
         strings = tf.reshape(strings, [-1])
         lengths = tf.strings.length(strings)
-        too_large = tf.debugging.assert_less_equal(
-            tf.reduce_sum(lengths),
-            MAX_BATCH_BYTES,
-            message=f"strings: the numeric core takes at most {MAX_BATCH_BYTES} bytes of "
-            "UTF-8 a call; split the batch, or use core='string' for larger inputs",
+        data = tf.reshape(tf.io.decode_raw(tf.strings.reduce_join(strings), tf.uint8), [-1])  # "": no bytes
+        pieces = tf.cond(
+            tf.size(data) <= MAX_BATCH_BYTES,
+            lambda: self._one_call()(tf.cast(data, tf.int32), lengths),
+            lambda: tokenize_in_parts(self._one_call(), data, lengths, MAX_BATCH_BYTES),
         )
-        with tf.control_dependencies([too_large]):
-            data = tf.io.decode_raw(tf.strings.reduce_join(strings), tf.uint8)
-        pieces = self._tokenize(tf.cast(tf.reshape(data, [-1]), tf.int32), lengths)  # "" decodes to no bytes
         return _to_ragged(pieces, tf.size(strings))
 
     def tokenize_bytes(self, data: tf.Tensor, row_lengths: tf.Tensor) -> dict[str, tf.Tensor]:
@@ -151,6 +158,24 @@ class NumericCore(tf.Module):
             "row_lengths": tf.scatter_nd(piece_row[:, None], tf.ones_like(piece_row), tf.shape(row_lengths)),
         }
 
+    def warm_up(self, *, max_bytes: int = WARM_UP_BYTES, max_strings: int = WARM_UP_STRINGS) -> list[int]:
+        """Compiles every bucket a batch of up to `max_bytes` bytes in up to `max_strings` strings runs in.
+
+        With `jit_compile`, XLA compiles the core once per bucket (1-4 s each,
+        on the first batch of that size); call this after building the
+        tokenizer (or loading it) so that no request waits for it. Returns the
+        buckets compiled (sizes, see `warm_up_batches`); without `jit_compile`
+        there is nothing to compile and it returns []. Text that expands past
+        one slot a byte (rare, e.g. U+FDFA) compiles once more on first use.
+        """
+        if not self.jit_compile:
+            return []
+        sizes = buckets_up_to(max_bytes + max_strings + 1)
+        compiled = self._compiled_stages(1)
+        for size in sizes:
+            compiled(tf.fill([size], bt.SPACE), tf.fill([size], -1), tf.zeros([size], tf.int32))
+        return sizes
+
     def _tokenize(self, data: tf.Tensor, lengths: tf.Tensor) -> Pieces:
         """Both stages on bytes int32 [B] and lengths int32 [n] (summing to B): pieces [P], words [W]."""
         separated = bt.separate(data, lengths)
@@ -168,6 +193,13 @@ class NumericCore(tf.Module):
             pieces.num_words,
             pieces.word_row[: pieces.num_words],
         )
+
+    def _one_call(self):
+        """`_tokenize` as one tf.function: a batch in one call and each part of a larger one run the same graph."""
+        if "one_call" not in self._compiled:
+            spec = [tf.TensorSpec([None], tf.int32)] * 2
+            self._compiled["one_call"] = tf.function(self._tokenize, input_signature=spec, autograph=False)
+        return self._compiled["one_call"]
 
     def _stages(self, data, row, offset, *, expansion: int | None) -> tuple[Pieces, tf.Tensor] | Pieces:
         """Stage 1 then stage 2; `expansion`: slots a byte in a padded batch (XLA), None for exact sizes."""
@@ -188,6 +220,28 @@ class NumericCore(tf.Module):
                 autograph=False,
             )
         return self._compiled[key]
+
+
+def buckets_up_to(size: int) -> list[int]:
+    """The padded sizes (powers of two from `batch.SMALLEST_BUCKET`) of batches of up to `size` = bytes + strings + 1.
+
+    >>> buckets_up_to(300)
+    [64, 128, 256, 512]
+    """
+    sizes = [bt.SMALLEST_BUCKET]
+    while sizes[-1] < size:
+        sizes.append(sizes[-1] * 2)
+    return sizes
+
+
+def warm_up_batches(*, max_bytes: int = WARM_UP_BYTES, max_strings: int = WARM_UP_STRINGS) -> list[list[bytes]]:
+    """One batch of text per bucket `NumericCore.warm_up` compiles: what TF Serving's warm-up requests send.
+
+    >>> [sum(map(len, batch)) + len(batch) + 1 for batch in warm_up_batches(max_bytes=100, max_strings=1)]
+    [64, 128]
+    """
+    text = b"warm up the numeric core, one bucket at a time. "
+    return [[(text * (size // len(text) + 1))[: size - 2]] for size in buckets_up_to(max_bytes + max_strings + 1)]
 
 
 def _to_ragged(pieces: Pieces, n: tf.Tensor) -> tuple:

@@ -29,7 +29,7 @@ from tf_wordpiece.numeric.words import Slots
 # Past this many steps a walk is a `tf.while_loop` that stops once every walk has (vocabularies with very long
 # tokens); below it, steps are unrolled: no loop for TFLite and TF.js to run step by step, and one XLA cluster.
 MAX_UNROLLED_STEPS = 32
-COMPACT_AFTER = 3  # steps all slots walk together before the ones still going go on alone (exact sizes only)
+COMPACT_AFTER = 3  # steps all slots walk together before the ones still going go on alone
 
 
 class Pieces(NamedTuple):
@@ -127,25 +127,50 @@ class WordPiece:
         """int32 [C] each: the id and length (in slots) of the longest piece starting at each slot (0: none).
 
         A step reads check and base at `base + char`: the edge exists where
-        check is the walk's node, and base is then the next step's.
-        Without padding, the walks still going after `COMPACT_AFTER` steps (a
-        small share: most pieces are short) go on alone.
+        check is the walk's node, and base is then the next step's. After
+        `COMPACT_AFTER` steps the walks still going (a small share: most
+        pieces are short) go on alone: gathered (`tf.where`) for exact sizes,
+        scattered into a quarter of the slots for padded ones (XLA; all slots
+        go on when more than that are still going).
         """
         steps = self.steps
+        size = tf.shape(char)[0]
         ahead = tf.concat([char, tf.zeros([steps], tf.int32)], 0)  # the character k steps ahead: ahead[k:k - steps]
         node = tf.where(word_start, ROOT, self.suffix_root)
         walks = (node, tf.where(word_start, self.root_base, self.suffix_base), tf.identity(node))
-        together = steps if padded else min(steps, COMPACT_AFTER)
+        together = min(steps, COMPACT_AFTER)
         walks = self._steps(lambda k: ahead[k : k - steps], 0, together, walks)
         best = walks[2]
         if together < steps:
-            going = tf.reshape(tf.where(walks[0] != self.dead), [-1])
-            start = tf.cast(going, tf.int32)
-            alone = self._steps(
-                lambda k: tf.gather(ahead, start + k), together, steps, tuple(tf.gather(t, going) for t in walks)
-            )
-            moved = tf.scatter_nd(start[:, None], alone[2] + 1, tf.shape(best)) - 1  # -1: walks that had stopped
-            best = tf.where(moved >= 0, moved, best)
+            going = walks[0] != self.dead
+            index = tf.cumsum(tf.cast(going, tf.int32)) - 1  # among the walks still going
+
+            def alone(room=None):
+                """The walks still going, apart, to the end; their best nodes at their slots."""
+                if room is None:
+                    at = tf.cast(tf.reshape(tf.where(going), [-1]), tf.int32)
+                    apart = [at] + [tf.gather(t, at) for t in walks]
+                else:  # padding nodes are dead: they never move
+                    spot = tf.where(going, index, room)[:, None]
+                    fills = (0, self.dead, 0, 0)
+                    apart = [
+                        tf.scatter_nd(spot, t - f, [room + 1])[:room] + f
+                        for t, f in zip((tf.range(size), *walks), fills)
+                    ]
+                start, *apart = apart
+                apart = self._steps(lambda k: tf.gather(ahead, start + k), together, steps, tuple(apart))
+                ended = tf.concat([apart[2], [ROOT]], 0)  # never empty: an index of 0 must read something
+                return tf.where(going, tf.gather(ended, tf.maximum(index, 0)), best)
+
+            if not padded:
+                best = alone()
+            else:
+                room = size // 4
+                best = tf.cond(
+                    tf.reduce_sum(tf.cast(going, tf.int32)) <= room,
+                    lambda: alone(room),
+                    lambda: self._steps(lambda k: ahead[k : k - steps], together, steps, walks)[2],
+                )
         return tf.gather(self._last_token, best), tf.gather(self._last_length, best)
 
     def _steps(self, chars_at, first: int, last: int, walks: tuple) -> tuple:

@@ -74,6 +74,7 @@ class WordSplitter:
         self.replace_invalid = replace_invalid
         self.max_bytes_per_word = max_bytes_per_word
         self.max_chars_per_word = max_chars_per_word
+        self.most_slots = int(table.count.max())  # the most slots one character becomes
         with tf.init_scope():  # eager constants, even when built inside a tf.function
             self._key = ut.CodePointLookup(table.key)
             self._info = tf.constant(table.info)
@@ -94,10 +95,12 @@ class WordSplitter:
         if self.added:
             start, length, key = self._mark_added(data, row, start, length, key, padded=num_slots is not None)
         count = tf.where(start, tf.gather(self._count, key), 0)
-        slot_end = tf.cumsum(count)
-        used = tf.reduce_sum(count)
-        size = used if num_slots is None else num_slots
-        source, within = _expand(count, slot_end, size)
+        if num_slots is None:
+            source, within = self._expand(count)
+            used = size = tf.size(source)
+        else:
+            used, size = tf.reduce_sum(count), num_slots
+            source, within = _expand_padded(count, size)
 
         slot_key = tf.gather(key, source)
         info = tf.gather(self._info, slot_key + within)
@@ -144,6 +147,27 @@ class WordSplitter:
             overflow=used > size,
         )
 
+    def _expand(self, count: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+        """int32 [C] each: which position fills each slot, and its index among that position's slots.
+
+        The positions that own slots, in order (`tf.where`), are the slots
+        themselves, but for the rare characters that become several: their
+        extra slots alone are scattered, and each slot's owner is its index
+        less the extra slots up to it.
+        """
+        owners = tf.cast(tf.reshape(tf.where(count > 0), [-1]), tf.int32)
+        if self.most_slots == 1:
+            return owners, tf.zeros_like(owners)
+        owned = tf.gather(count, owners)
+        first = tf.cumsum(owned, exclusive=True)  # each owner's first slot
+        size = tf.reduce_sum(owned)
+        several = tf.reshape(tf.where(owned > 1), [-1])
+        extra = tf.range(1, self.most_slots)
+        extra = tf.where(extra < tf.gather(owned, several)[:, None], tf.gather(first, several)[:, None] + extra, size)
+        extra = tf.reshape(extra, [-1, 1])
+        owner = tf.range(size) - tf.cumsum(tf.scatter_nd(extra, tf.ones_like(extra[:, 0]), [size + 1])[:-1])
+        return tf.gather(owners, owner), tf.range(size) - tf.gather(first, owner)
+
     def _mark_added(self, data, row, start, length, key, *, padded: bool):
         """Each match of an added token becomes one character spanning its bytes, keyed `added_key + index`.
 
@@ -185,12 +209,13 @@ class WordSplitter:
         )
 
 
-def _expand(count: tf.Tensor, slot_end: tf.Tensor, num_slots) -> tuple[tf.Tensor, tf.Tensor]:
+def _expand_padded(count: tf.Tensor, num_slots) -> tuple[tf.Tensor, tf.Tensor]:
     """Which position fills each of `num_slots` slots, and its index among that position's slots.
 
     Positions with `count` > 0 own slots [slot_end - count, slot_end), in order;
     slots past `num_slots` are dropped (a padded batch that overflows).
     """
+    slot_end = tf.cumsum(count)
     size = tf.shape(count)[0]
     owns = tf.minimum(count, 1)
     order = tf.cumsum(owns) - 1
