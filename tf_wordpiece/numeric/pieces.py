@@ -24,7 +24,7 @@ from typing import NamedTuple
 import tensorflow as tf
 
 from tf_wordpiece.numeric.tables import ROOT, WalkTables
-from tf_wordpiece.numeric.words import Slots
+from tf_wordpiece.numeric.words import Slots, word_sum
 
 # Past this many steps a walk is a `tf.while_loop` that stops once every walk has (vocabularies with very long
 # tokens); below it, steps are unrolled: no loop for TFLite and TF.js to run step by step, and one XLA cluster.
@@ -76,17 +76,24 @@ class WordPiece:
         position = tf.range(size)
         piece_id, piece_length = self._walk(slots.char, slots.word_start, padded=padded)
 
-        # Chains: from each slot's word start, the furthest piece start at or before the slot.
-        jumps = [tf.concat([position + piece_length, [size]], 0)]  # a slot with no piece jumps to itself
-        for _ in range(self.rounds - 1):
-            jumps.append(tf.gather(jumps[-1], jumps[-1]))
-        at = tf.gather(slots.first, slots.word)
-        for jump in reversed(jumps):
-            further = tf.gather(jump, at)
-            at = tf.where(further <= position, further, at)
-        on_chain = at == position
+        word_first = tf.gather(slots.first, slots.word)
+        jump = position + piece_length  # a slot with no piece jumps to itself
+        if padded:
+            on_chain = self._chains(tf.concat([jump, [size]], 0), word_first, position)
+        else:  # only the words whose first piece is not all of them (a small share) need chains
+            one_piece = tf.gather(tf.concat([piece_length, [0]], 0), slots.first) >= slots.length
+            needs = slots.kept & ~tf.gather(one_piece | slots.whole, slots.word)
+            at = tf.cast(tf.reshape(tf.where(needs), [-1]), tf.int32)
+            index = tf.cumsum(tf.cast(needs, tf.int32), exclusive=True)  # in `at`, of each slot that needs one
+            index_of = tf.concat([index, [tf.size(at)]], 0)  # (a word's end may be the last slot + 1)
+            chained = self._chains(
+                tf.gather(index_of, tf.concat([tf.gather(jump, at), [size]], 0)),
+                tf.gather(index, tf.gather(word_first, at)),
+                tf.range(tf.size(at)),
+            )
+            on_chain = tf.where(needs, tf.gather(tf.concat([chained, [False]], 0), index), slots.word_start)
         stuck = tf.cast(on_chain & slots.kept & (piece_length == 0), tf.int32)
-        broken = tf.scatter_nd(slots.word[:, None], stuck, [size + 1]) > 0  # per word
+        broken = word_sum(slots, stuck) > 0
         whole = tf.gather(slots.whole | broken, slots.word)
 
         is_piece = slots.kept & tf.where(whole, slots.word_start, on_chain)
@@ -122,6 +129,21 @@ class WordPiece:
             num_words=num_words,
             word_row=tf.gather(slots.row, tf.minimum(first, size - 1)),
         )
+
+    def _chains(self, jump: tf.Tensor, first: tf.Tensor, position: tf.Tensor) -> tf.Tensor:
+        """bool [M]: the slot starts a piece of its word (its chain from the word's first slot reaches it).
+
+        jump: int32 [M + 1], each slot's jump (the last entry: past the end, jumping to itself);
+        first: int32 [M], each slot's word's first slot; position: int32 [M], each slot's own.
+        """
+        jumps = [jump]
+        for _ in range(self.rounds - 1):
+            jumps.append(tf.gather(jumps[-1], jumps[-1]))
+        at = first  # the furthest piece start of the word at or before the slot, 2**k jumps at a time
+        for jump in reversed(jumps):
+            further = tf.gather(jump, at)
+            at = tf.where(further <= position, further, at)
+        return at == position
 
     def _walk(self, char: tf.Tensor, word_start: tf.Tensor, *, padded: bool) -> tuple[tf.Tensor, tf.Tensor]:
         """int32 [C] each: the id and length (in slots) of the longest piece starting at each slot (0: none).

@@ -111,26 +111,28 @@ class WordSplitter:
         kept = char_class != WHITESPACE
         before = tf.concat([[WHITESPACE], char_class[:-1]], 0)
         word_start = kept & ((char_class == ISOLATED) | (before != char_class))
-        word = tf.where(kept, tf.cumsum(tf.cast(word_start, tf.int32)) - 1, size)  # out of words: the spare entry
-
-        def word_sum(values):
-            return tf.scatter_nd(word[:, None], values, [size + 1])
-
-        first = word_sum(tf.where(word_start, position, 0))
-        word_length = word_sum(tf.ones_like(position))
+        if num_slots is None:  # words from where they start and end (a scatter costs more)
+            first = tf.cast(tf.reshape(tf.where(word_start), [-1]), tf.int32)
+            goes_on = tf.concat([kept[1:] & ~word_start[1:], [False]], 0)
+            end = tf.cast(tf.reshape(tf.where(kept & ~goes_on), [-1]), tf.int32) + 1
+            first, word_length = tf.concat([first, [0]], 0), tf.concat([end - first, [0]], 0)  # and the spare entry
+            spare = tf.size(first) - 1
+        else:
+            spare = size
+        word = tf.where(kept, tf.cumsum(tf.cast(word_start, tf.int32)) - 1, spare)  # out of words: the spare entry
+        if num_slots is not None:
+            first = tf.scatter_nd(word[:, None], tf.where(word_start, position, 0), [size + 1])
+            word_length = tf.scatter_nd(word[:, None], tf.ones_like(position), [size + 1])
         whole = tf.zeros_like(word_length) > 0
         if self.max_chars_per_word is not None:
             whole |= word_length > self.max_chars_per_word
-        if self.max_bytes_per_word is not None:
-            utf8_length = tf.math.floormod(tf.math.floordiv(info, ch.LENGTH_UNIT), ch.CHAR_UNIT // ch.LENGTH_UNIT) + 1
-            whole |= word_sum(utf8_length) > self.max_bytes_per_word
         added_index = added = None
         if self.added:  # an added token is a word of one slot (class ISOLATED)
             added_index = slot_key - self.added_key
             added = added_index >= 0
-            whole |= word_sum(tf.cast(added, tf.int32)) > 0
+            whole |= tf.gather(tf.concat([added, [False]], 0), first)
         begin = tf.gather(offset, source)
-        return Slots(
+        slots = Slots(
             char=tf.math.floordiv(info, ch.CHAR_UNIT),
             kept=kept,
             word_start=word_start,
@@ -146,6 +148,10 @@ class WordSplitter:
             used=used,
             overflow=used > size,
         )
+        if self.max_bytes_per_word is not None:
+            utf8_length = tf.math.floormod(tf.math.floordiv(info, ch.LENGTH_UNIT), ch.CHAR_UNIT // ch.LENGTH_UNIT) + 1
+            slots = slots._replace(whole=whole | (word_sum(slots, utf8_length) > self.max_bytes_per_word))
+        return slots
 
     def _expand(self, count: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
         """int32 [C] each: which position fills each slot, and its index among that position's slots.
@@ -207,6 +213,16 @@ class WordSplitter:
             tf.where(matched, tf.scatter_nd(at[:, None], token_length, [size]), length),
             tf.where(matched, self.added_key + token, key),
         )
+
+
+def word_sum(slots: Slots, values: tf.Tensor) -> tf.Tensor:
+    """int32 [W + 1]: per word, the sum of `values` (int32 [C]) over its slots (the spare entry: meaningless).
+
+    The running sum at each word's end less the one at its start (a scatter of
+    C values costs several gathers of W in TensorFlow and TFLite).
+    """
+    running = tf.concat([[0], tf.cumsum(values)], 0)
+    return tf.gather(running, slots.first + slots.length) - tf.gather(running, slots.first)
 
 
 def _expand_padded(count: tf.Tensor, num_slots) -> tuple[tf.Tensor, tf.Tensor]:
