@@ -32,7 +32,9 @@ def tokenize_in_parts(
     row_start = row_end - lengths
     after_spaces = tf.cast(tf.reshape(tf.where(tf.equal(data, SPACE)), [-1]), tf.int32) + 1
     cuts = tf.sort(tf.concat([row_end, after_spaces], 0))
-    outputs = [tf.TensorArray(tf.int32, size=0, dynamic_size=True, infer_shape=False) for _ in range(5)]
+    outputs = [
+        tf.TensorArray(tf.int32, 0, dynamic_size=True, infer_shape=False, element_shape=[None]) for _ in range(5)
+    ]
 
     def part(index, start, words_before, *outputs):
         furthest = start + max_bytes
