@@ -74,7 +74,8 @@ class WordPiece:
         """Stage 2 on stage 1's slots; `padded`: keep the size C (XLA), else exactly P pieces."""
         size = tf.shape(slots.char)[0]
         position = tf.range(size)
-        piece_id, piece_length = self._walk(slots.char, slots.word_start, padded=padded)
+        best = self._walk(slots.char, slots.word_start, padded=padded)  # each slot's longest piece's node
+        piece_length = tf.gather(self._last_length, best)
 
         word_first = tf.gather(slots.first, slots.word)
         jump = position + piece_length  # a slot with no piece jumps to itself
@@ -97,37 +98,32 @@ class WordPiece:
         whole = tf.gather(slots.whole | broken, slots.word)
 
         is_piece = slots.kept & tf.where(whole, slots.word_start, on_chain)
-        whole_id = self.unknown_id
-        if slots.added is not None:
-            whole_id = tf.where(slots.added, tf.gather(self._added_ids, tf.maximum(slots.added_index, 0)), whole_id)
-        ids = tf.where(whole, whole_id, piece_id)
-        word_end = tf.gather(slots.first + slots.length, slots.word)
-        end_slot = tf.where(whole, word_end, position + piece_length)
-        count = tf.reduce_sum(tf.cast(is_piece, tf.int32))
         num_words = tf.reduce_sum(tf.cast(slots.word_start, tf.int32))
+        # The pieces' slots in order; then everything else about them, for them alone.
         if padded:
             index = tf.where(is_piece, tf.cumsum(tf.cast(is_piece, tf.int32)) - 1, size)[:, None]
-
-            def compact(values):
-                return tf.scatter_nd(index, values, [size + 1])[:size]
-
+            at = tf.scatter_nd(index, position, [size + 1])[:size]
             first = slots.first[:size]
         else:
-            index = tf.reshape(tf.where(is_piece), [-1])
-
-            def compact(values):
-                return tf.gather(values, index)
-
+            at = tf.cast(tf.reshape(tf.where(is_piece), [-1]), tf.int32)
             first = slots.first[:num_words]
-        end_slot = compact(end_slot)
+        word = tf.gather(slots.word, at)
+        whole = tf.gather(whole, at)
+        whole_id = self.unknown_id
+        if slots.added is not None:
+            added_index = tf.gather(slots.added_index, at)
+            whole_id = tf.where(added_index >= 0, tf.gather(self._added_ids, tf.maximum(added_index, 0)), whole_id)
+        word_end = tf.gather(slots.first + slots.length, word)
+        end = tf.where(whole, word_end, at + tf.gather(piece_length, at))  # the slot after the piece
+        source = slots.source
         return Pieces(
-            count=count,
-            ids=compact(ids),
-            begin=compact(slots.begin),
-            end=tf.gather(slots.end, tf.maximum(end_slot - 1, 0)),
-            word=compact(slots.word),
+            count=tf.reduce_sum(tf.cast(is_piece, tf.int32)),
+            ids=tf.where(whole, whole_id, tf.gather(self._last_token, tf.gather(best, at))),
+            begin=tf.gather(slots.byte_offset, tf.gather(source, at)),
+            end=tf.gather(slots.byte_end, tf.gather(source, tf.maximum(end - 1, 0))),
+            word=word,
             num_words=num_words,
-            word_row=tf.gather(slots.row, tf.minimum(first, size - 1)),
+            word_row=tf.gather(slots.byte_row, tf.gather(source, tf.minimum(first, size - 1))),
         )
 
     def _chains(self, jump: tf.Tensor, first: tf.Tensor, position: tf.Tensor) -> tf.Tensor:
@@ -145,8 +141,8 @@ class WordPiece:
             at = tf.where(further <= position, further, at)
         return at == position
 
-    def _walk(self, char: tf.Tensor, word_start: tf.Tensor, *, padded: bool) -> tuple[tf.Tensor, tf.Tensor]:
-        """int32 [C] each: the id and length (in slots) of the longest piece starting at each slot (0: none).
+    def _walk(self, char: tf.Tensor, word_start: tf.Tensor, *, padded: bool) -> tf.Tensor:
+        """int32 [C]: the node of the longest piece that starts at each slot (whose `last_token`, `last_length`).
 
         A step reads check and base at `base + char`: the edge exists where
         check is the walk's node, and base is then the next step's. After
@@ -165,7 +161,6 @@ class WordPiece:
         best = walks[2]
         if together < steps:
             going = walks[0] != self.dead
-            index = tf.cumsum(tf.cast(going, tf.int32)) - 1  # among the walks still going
 
             def alone(room=None):
                 """The walks still going, apart, to the end; their best nodes at their slots."""
@@ -173,16 +168,20 @@ class WordPiece:
                     at = tf.cast(tf.reshape(tf.where(going), [-1]), tf.int32)
                     apart = [at] + [tf.gather(t, at) for t in walks]
                 else:  # padding nodes are dead: they never move
+                    index = tf.cumsum(tf.cast(going, tf.int32)) - 1  # among the walks still going
                     spot = tf.where(going, index, room)[:, None]
                     fills = (0, self.dead, 0, 0)
                     apart = [
                         tf.scatter_nd(spot, t - f, [room + 1])[:room] + f
                         for t, f in zip((tf.range(size), *walks), fills)
                     ]
-                start, *apart = apart
-                apart = self._steps(lambda k: tf.gather(ahead, start + k), together, steps, tuple(apart))
-                ended = tf.concat([apart[2], [ROOT]], 0)  # never empty: an index of 0 must read something
-                return tf.where(going, tf.gather(ended, tf.maximum(index, 0)), best)
+                at, *apart = apart
+                apart = self._steps(lambda k: tf.gather(ahead, at + k), together, steps, tuple(apart))
+                if room is not None:
+                    ended = tf.concat([apart[2], [ROOT]], 0)  # never empty: an index of 0 must read something
+                    return tf.where(going, tf.gather(ended, tf.maximum(index, 0)), best)
+                moved = tf.scatter_nd(at[:, None], apart[2] + 1, [size]) - 1  # a few values: cheaper than a gather
+                return tf.where(going, moved, best)
 
             if not padded:
                 best = alone()
@@ -193,7 +192,7 @@ class WordPiece:
                     lambda: alone(room),
                     lambda: self._steps(lambda k: ahead[k : k - steps], together, steps, walks)[2],
                 )
-        return tf.gather(self._last_token, best), tf.gather(self._last_length, best)
+        return best
 
     def _steps(self, chars_at, first: int, last: int, walks: tuple) -> tuple:
         """Steps `first` to `last` - 1 of the walks (node, base, best), each reading `chars_at(k)`.

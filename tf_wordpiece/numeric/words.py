@@ -27,14 +27,16 @@ from tf_wordpiece.unicode.classes import ISOLATED, WHITESPACE
 
 
 class Slots(NamedTuple):
-    """A batch after normalization and word splitting, all int32 / bool [C] (per-word ones [C + 1]).
+    """A batch after normalization and word splitting, all int32 / bool [C] (per word [W + 1], per byte [N]).
 
     char: the slot's vocabulary character (0: no walk takes it). kept: the
-    slot is in a word. word_start: it starts one. word: its word (C where not
-    kept: the spare last entry of the per-word tensors). begin, end: the byte
-    offsets of the character the slot comes from, in its string. row: that
-    string. added: the slot is an added token, added_index its index among
-    them (both None without added tokens).
+    slot is in a word. word_start: it starts one. word: its word (where not
+    kept: W, the spare last entry of the per-word tensors). source: the byte
+    where the character the slot comes from starts. added: the slot is an
+    added token, added_index its index among them (both None without added
+    tokens).
+    Per byte: byte_offset, byte_end, the byte offsets of the character that
+    starts there, in its string (`byte_end` exclusive); byte_row, its string.
     Per word: first (its first slot), length (its slots), whole (one piece
     whatever it holds: an added token, or over a length limit).
     used: the slots filled (C in a padded batch can be more); overflow: C was
@@ -45,9 +47,10 @@ class Slots(NamedTuple):
     kept: tf.Tensor
     word_start: tf.Tensor
     word: tf.Tensor
-    begin: tf.Tensor
-    end: tf.Tensor
-    row: tf.Tensor
+    source: tf.Tensor
+    byte_offset: tf.Tensor
+    byte_end: tf.Tensor
+    byte_row: tf.Tensor
     added: tf.Tensor
     added_index: tf.Tensor
     first: tf.Tensor
@@ -131,15 +134,15 @@ class WordSplitter:
             added_index = slot_key - self.added_key
             added = added_index >= 0
             whole |= tf.gather(tf.concat([added, [False]], 0), first)
-        begin = tf.gather(offset, source)
         slots = Slots(
             char=tf.math.floordiv(info, ch.CHAR_UNIT),
             kept=kept,
             word_start=word_start,
             word=word,
-            begin=begin,
-            end=begin + tf.gather(length, source),
-            row=tf.gather(row, source),
+            source=source,
+            byte_offset=offset,
+            byte_end=offset + length,
+            byte_row=row,
             added=added,
             added_index=added_index,
             first=first,
