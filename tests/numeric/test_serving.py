@@ -121,7 +121,10 @@ def prediction_log_class():
     message("PredictLog", (1, "request", field.TYPE_MESSAGE, ".tensorflow.serving.PredictRequest", optional))
     message("PredictionLog", (6, "predict_log", field.TYPE_MESSAGE, ".tensorflow.serving.PredictLog", optional))
     pool.Add(apis)
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName("tensorflow.serving.PredictionLog"))
+    descriptor = pool.FindMessageTypeByName("tensorflow.serving.PredictionLog")
+    if hasattr(message_factory, "GetMessageClass"):  # protobuf >= 4.22
+        return message_factory.GetMessageClass(descriptor)
+    return message_factory.MessageFactory(pool).GetPrototype(descriptor)
 
 
 @pytest.mark.slow  # compiles the buckets of the warm-up requests: ~30 s
