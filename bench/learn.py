@@ -55,11 +55,11 @@ def worker(which: str, corpus: str, vocab_size: int, out: str) -> None:
     params = dict(lower_case=True)
     start = time.perf_counter()
     if which == "ours":
-        from tf_wordpiece.bert.basic_tokenizer import tf_text_basic_tokenizer
+        from tf_wordpiece.bert.recipes import TfTextRecipe
         from tf_wordpiece.learning.learner import learn
         from tf_wordpiece.learning.word_counts import count_words
 
-        counts = count_words(dataset, tf_text_basic_tokenizer(**params))
+        counts = count_words(dataset, TfTextRecipe(**params).basic_tokenizer())
         counted = time.perf_counter()
         vocab = learn(counts, vocab_size, RESERVED)
         figures = dict(count_s=counted - start, learn_s=time.perf_counter() - counted, distinct_words=len(counts))

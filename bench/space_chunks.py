@@ -38,7 +38,7 @@ def contenders() -> dict:
     for compat in ("tf_text", "hf"):
         for chunks in (False, True):
             tok = twp.BertTokenizer(str(bench_tokenize.VOCAB), lower_case=True, compat=compat)
-            tok._by_chunks = chunks  # private switch: the whole-string path is the fallback
+            tok.engine._by_chunks = chunks  # private switch: the whole-string path is the fallback
             run[f"tf_wordpiece (compat={compat}, chunks {'on' if chunks else 'off'})"] = flat(tok)
     return run
 

@@ -13,12 +13,18 @@
  * Arguments: the SavedModel folder (loaded with tag "serve"), the signature's
  * input tensors, its output tensors (names as `saved_model_cli show --all`
  * prints them), then the strings: every input receives the same batch.
- * Prints one line per output: `name rank dims... : values...` (int32/int64).
+ * Prints one line per output: `name rank dims... : values...` (int32/int64,
+ * bool as 0/1, float32 with 9 significant digits).
+ *
+ * With `--repeat N` first (`./serve_saved_model --repeat 20 MODEL_DIR ...`),
+ * the signature runs N more times and stderr gets the timings:
+ * `load_ms X` (TF_LoadSessionFromSavedModel) and `run_ms FIRST R1 ... RN`.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tensorflow/c/c_api.h"
 #include "tensorflow/c/tf_tstring.h"
@@ -48,12 +54,24 @@ static TF_Output tensor_named(TF_Graph *graph, const char *name) {
   return output;
 }
 
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
 int main(int argc, char **argv) {
-  if (argc < 5) {
-    fprintf(stderr, "usage: %s MODEL_DIR N_INPUTS INPUT... N_OUTPUTS OUTPUT... N_STRINGS STRING...\n", argv[0]);
+  int arg = 1;
+  int repeat = 0;
+  if (argc > 2 && strcmp(argv[1], "--repeat") == 0) {
+    repeat = atoi(argv[2]);
+    arg = 3;
+  }
+  if (argc - arg < 4) {
+    fprintf(stderr, "usage: %s [--repeat N] MODEL_DIR N_INPUTS INPUT... N_OUTPUTS OUTPUT... N_STRINGS STRING...\n",
+            argv[0]);
     return 2;
   }
-  int arg = 1;
   const char *model_dir = argv[arg++];
   int n_inputs = atoi(argv[arg++]);
   char **input_names = argv + arg;
@@ -72,8 +90,10 @@ int main(int argc, char **argv) {
   TF_Graph *graph = TF_NewGraph();
   TF_SessionOptions *options = TF_NewSessionOptions();
   const char *tags[] = {"serve"};
+  double started = now_ms();
   TF_Session *session = TF_LoadSessionFromSavedModel(options, NULL, model_dir, tags, 1, graph, NULL, status);
   check(status, "TF_LoadSessionFromSavedModel");
+  if (repeat > 0) fprintf(stderr, "load_ms %.3f\n", now_ms() - started);
 
   int64_t dims[1] = {n_strings};
   TF_Tensor *batch = TF_AllocateTensor(TF_STRING, dims, 1, (size_t)n_strings * sizeof(TF_TString));
@@ -93,9 +113,18 @@ int main(int argc, char **argv) {
   TF_Tensor **output_values = calloc(n_outputs, sizeof *output_values);
   for (int i = 0; i < n_outputs; i++) outputs[i] = tensor_named(graph, output_names[i]);
 
-  TF_SessionRun(session, NULL, inputs, input_values, n_inputs, outputs, output_values, n_outputs, NULL, 0, NULL,
-                status);
-  check(status, "TF_SessionRun");
+  if (repeat > 0) fprintf(stderr, "run_ms");
+  for (int r = 0; r <= repeat; r++) {
+    if (r > 0) {
+      for (int i = 0; i < n_outputs; i++) TF_DeleteTensor(output_values[i]);
+    }
+    started = now_ms();
+    TF_SessionRun(session, NULL, inputs, input_values, n_inputs, outputs, output_values, n_outputs, NULL, 0, NULL,
+                  status);
+    check(status, "TF_SessionRun");
+    if (repeat > 0) fprintf(stderr, " %.3f", now_ms() - started);
+  }
+  if (repeat > 0) fprintf(stderr, "\n");
 
   for (int i = 0; i < n_outputs; i++) {
     TF_Tensor *t = output_values[i];
@@ -112,8 +141,12 @@ int main(int argc, char **argv) {
         printf(" %lld", (long long)((int64_t *)TF_TensorData(t))[k]);
       } else if (TF_TensorType(t) == TF_INT32) {
         printf(" %d", ((int32_t *)TF_TensorData(t))[k]);
+      } else if (TF_TensorType(t) == TF_FLOAT) {
+        printf(" %.9g", ((float *)TF_TensorData(t))[k]);
+      } else if (TF_TensorType(t) == TF_BOOL) {
+        printf(" %d", ((unsigned char *)TF_TensorData(t))[k] ? 1 : 0);
       } else {
-        fprintf(stderr, "%s: dtype %d is not int32 or int64\n", output_names[i], TF_TensorType(t));
+        fprintf(stderr, "%s: dtype %d is not int32, int64, float32 or bool\n", output_names[i], TF_TensorType(t));
         return 1;
       }
     }

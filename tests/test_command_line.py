@@ -75,6 +75,104 @@ def test_export_refuses_a_zip_it_did_not_write(user_folder, capsys):
     assert snapshot(user_folder) == before
 
 
+def test_export_refuses_a_tflite_model_it_did_not_write(user_folder, capsys):
+    (user_folder / "theirs.tflite").write_bytes(b"\x1c\x00\x00\x00TFL3" + b"\x00" * 64)  # a TFLite model, not ours
+    before = snapshot(user_folder)
+    assert cli.main(["export", "--input", "pairs.tsv", "--out", "m", "--tflite", "theirs.tflite", "--overwrite"]) == 2
+    assert "--tflite: theirs.tflite exists and does not look like a TFLite model" in capsys.readouterr().err
+    assert snapshot(user_folder) == before
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["--tflite", "notes.txt"], "--tflite: notes.txt exists and does not look like a TFLite model"),
+        (["--tflite", "data"], "--tflite: data is a folder; give the path of the TFLite model to write inside it"),
+        (["--tflite", "nowhere/m.tflite"], "--tflite: the folder nowhere does not exist"),
+        (["--tfjs", "data"], "data is a folder that is not a TF.js model (it holds x.csv)"),
+        (["--tfjs", "notes.txt"], "notes.txt is a file, not a TF.js model folder"),
+        (["--tfjs", "."], "--tfjs: . is the current folder or one above it"),
+        (["--tfjs", "m/js"], "m/js overlap; give each output its own path"),  # inside the SavedModel folder
+        (["--tflite", "m.zip"], "and --tflite "),  # where the zip goes
+        (["--tflite", "x.tflite", "--core", "string"], "--core: --tflite needs the numeric core's bytes signatures"),
+        (["--tfjs", "js", "--tflite", "x.tflite", "--core", "xla"], "--core: --tflite and --tfjs need the numeric"),
+    ],
+)
+def test_export_conversions_are_checked_before_any_work(user_folder, capsys, options, message):
+    before = snapshot(user_folder)
+    assert cli.main(["export", "--input", "pairs.tsv", "--out", "m", "--overwrite", *options]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.startswith("tf-wordpiece export: "), err
+    assert "loading TensorFlow" not in err  # refused before any work
+    assert snapshot(user_folder) == before
+
+
+def test_export_fills_an_empty_folder_without_overwrite(user_folder, capsys):
+    """An empty folder given as --out or --tfjs was made for the output: it is filled, as --help says."""
+    from tf_wordpiece.export.layout import ExportLayout
+
+    (user_folder / "model").mkdir()
+    (user_folder / "js").mkdir()
+    layout = ExportLayout.checked("model", tfjs="js")
+    assert layout.replaces == {(user_folder / "model").resolve(), (user_folder / "js").resolve()}
+    (user_folder / "js" / "mine.txt").write_text("not empty any more")
+    with pytest.raises(ValueError, match="is a folder that is not a TF.js model"):
+        ExportLayout.checked("model", tfjs="js", overwrite=True)
+    with pytest.raises(SystemExit):
+        cli.main(["export", "--help"])
+    assert "an empty folder (filled without --overwrite)" in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.slow  # a full export with the numeric core, a TFLite conversion and two TF.js models: about a minute
+def test_export_fills_an_empty_folder_and_writes_tflite_and_tfjs(user_folder, capsys):
+    from tf_wordpiece.export.layout import ExportLayout
+
+    (user_folder / "models").mkdir()  # an empty folder the user made for the model: filled without --overwrite
+    argv = ["export", "--input", "pairs.tsv", "--out", "models", "--vocab-size", "60", "--no-zip"]
+    assert cli.main(argv + ["--tflite", "tok.tflite", "--tfjs", "js"]) == 0
+    out, err = capsys.readouterr()
+    assert (user_folder / "models" / "saved_model.pb").is_file()
+    assert sorted(p.name for p in (user_folder / "js").iterdir()) == ["en", "pt"]
+    assert not [p.name for p in user_folder.iterdir() if p.name.startswith(".")]  # no hidden staging left
+
+    # Every step leaves a line with its time, and the summary quotes the same figures.
+    steps = dict(re.findall(r"^([a-zA-Z. ]+): (\d+\.\d) s$", err.replace("\r", "\n"), re.MULTILINE))
+    assert {"reading pairs.tsv", "building the tokenizers", "saving models", "converting to TFLite"} <= set(steps)
+    assert {"writing the TF.js models", "reloading models"} <= set(steps), err
+    summary = re.search(r"built in (\d+\.\d) s, saved in (\d+\.\d) s", out)
+    assert summary.groups() == (steps["building the tokenizers"], steps["saving models"]), out
+    assert "tflite " + str(user_folder / "tok.tflite") in out and "tfjs " + str(user_folder / "js") in out
+
+    # The TFLite model holds both languages' bytes signatures, in builtin ops, giving the SavedModel's ids.
+    import numpy as np
+    import tensorflow as tf
+
+    texts = [t.encode() for t in ["olá mundo", "Hello world!", ""]]
+    data, lengths = np.frombuffer(b"".join(texts), np.uint8), np.array([len(t) for t in texts], np.int32)
+    saved = tf.saved_model.load("models").signatures
+    litert = pytest.importorskip("ai_edge_litert.interpreter").Interpreter(model_path="tok.tflite")
+    assert sorted(litert.get_signature_list()) == ["en_tokenize_bytes", "pt_tokenize_bytes"]
+    for language in ("pt", "en"):
+        want = saved[f"{language}_tokenize_bytes"](bytes=tf.constant(data), row_lengths=tf.constant(lengths))
+        got = litert.get_signature_runner(f"{language}_tokenize_bytes")(bytes=data, row_lengths=lengths)
+        assert {k: v.tolist() for k, v in got.items()} == {k: v.numpy().tolist() for k, v in want.items()}
+
+    # What it wrote is what --overwrite may replace; without it, each is refused.
+    for option in ({"tflite": "tok.tflite"}, {"tfjs": "js"}):
+        with pytest.raises(FileExistsError, match="pass --overwrite"):
+            ExportLayout.checked("other", make_zip=False, **option)
+    layout = ExportLayout.checked("models", make_zip=False, tflite="tok.tflite", tfjs="js", overwrite=True)
+    here = user_folder.resolve()
+    assert layout.replaces == {here / "models", here / "tok.tflite", here / "js"}
+
+    # TF.js: each language's model runs in Node as examples/tfjs/tokenize.mjs runs it, without TF.js's banner.
+    from helpers.node import node_modules, run_tokenize_mjs
+
+    rows, stderr = run_tokenize_mjs(node_modules(), user_folder / "js" / "en", ["Hello world!"])
+    want = saved["en_tokenize_bytes"](bytes=tf.constant(list(texts[1]), tf.uint8), row_lengths=tf.constant([12]))
+    assert rows[0]["token_ids"] == want["token_ids"].numpy().tolist() and "looks like you are" not in stderr
+
+
 @pytest.mark.parametrize(
     "out, overwrite, message",
     [
@@ -156,10 +254,41 @@ def test_beam_prints_the_summary_learn_prints(user_folder, capsys, library_temp_
 
     args = ["--input", "pairs.tsv", "--out", "vocab.txt", "--vocab-size", "60", "--lower-thresh", "1"]
     assert beam.main(args + ["--runner=DirectRunner"]) == 0
-    printed = capsys.readouterr().out
+    printed, progress = capsys.readouterr()
     size = len((user_folder / "vocab.txt").read_text(encoding="utf-8").splitlines())
     assert f"learned {size} tokens (target 60) from 50 lines of pairs.tsv, 4 distinct words" in printed
-    assert "-> vocab.txt" in printed
+    assert re.search(r"\) after 1 search step; pipeline \d+\.\d s, learning \d+\.\d s of it -> vocab.txt\n", printed)
+    # A line for each step: the pipeline's start, counting (while the splitter builds), learning, writing.
+    steps = [
+        "running the pipeline on DirectRunner: pairs.tsv -> vocab.txt\n",
+        "counting words: 0 lines",
+        "counting words: 50 lines",
+        "learning from 4 distinct words\n",
+        "threshold search",
+        f"writing {size} tokens to vocab.txt\n",
+    ]
+    positions = [progress.find(step) for step in steps]
+    assert -1 not in positions and positions == sorted(positions), progress
+
+
+def test_ctrl_c_in_a_beam_step_leaves_nothing(user_folder, monkeypatch, library_temp_files):
+    """Beam wraps a KeyboardInterrupt raised in a step in its own error; the run ends as Ctrl-C, without the
+    temporary folder Beam writes --out through."""
+    from tf_wordpiece.learning import beam
+
+    def interrupted(self, batch):
+        raise KeyboardInterrupt
+        yield
+
+    monkeypatch.setattr(beam._CountWords, "process", interrupted)
+
+    def users_files() -> dict[str, str]:
+        return {path: digest for path, digest in snapshot(user_folder).items() if not path.startswith("library-temp")}
+
+    before = users_files()
+    with pytest.raises(KeyboardInterrupt):
+        beam.run(["--input", "pairs.tsv", "--out", "vocab.txt", "--runner=DirectRunner"])
+    assert users_files() == before
 
 
 # Errors that say what to do, in the command line's names.
@@ -250,25 +379,106 @@ def test_missing_tfds_dataset_says_how_to_download_it(user_folder, capsys, libra
 
 
 @pytest.mark.parametrize(
-    "corpus, advice",
+    "corpus, where, advice",
     [
         (
             "pairs.tsv",
+            "count threshold 50 (searched within --lower-thresh 10 .. --upper-thresh 10000000 and the word counts)",
             "every word occurs at least 50 times, more than --lower-thresh 10, so a lower --lower-thresh "
             "changes nothing; give more text",
         ),
-        ("thesis.txt", "fewer than --lower-thresh 10; give more text or lower --lower-thresh"),
+        (
+            "thesis.txt",  # its most frequent word, ".", occurs 3 times: the search range 10 .. 3 is empty
+            "count threshold 6 (halfway between the highest word count 3 and --lower-thresh 10: the search range is "
+            "empty, so tensorflow_text's search takes the middle)",
+            "the most frequent word occurs 3 times, fewer than --lower-thresh 10; give more text or lower "
+            "--lower-thresh",
+        ),
     ],
 )
-def test_learn_on_a_tiny_corpus_says_why_it_is_short(user_folder, capsys, corpus, advice):
+def test_learn_on_a_tiny_corpus_says_why_it_is_short(user_folder, capsys, corpus, where, advice):
     assert cli.main(["learn", "--input", corpus, "--out", "vocab.txt", "--vocab-size", "500"]) == 0
-    printed = capsys.readouterr().out
-    assert "(target 500)" in printed
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "(target 500)" in printed and where in printed
     assert "note: fewer tokens than the target" in printed and advice in printed
     # The summary and the note speak of one threshold, the one the tokens were kept by.
-    summary = re.search(r"count threshold (\d+) \(searched within --lower-thresh 10 \.\. --upper-thresh", printed)
+    summary = re.search(r"count threshold (\d+) \(", printed)
     note = re.search(r"occur at least (\d+) times \(the count threshold\)", printed)
     assert summary and note and summary.group(1) == note.group(1), printed
+
+
+def test_counts_agree_in_number(user_folder, capsys):
+    (user_folder / "one.txt").write_text("hello\n", encoding="utf-8")
+    assert cli.main(["learn", "--input", "one.txt", "--out", "vocab.txt"]) == 0
+    printed = capsys.readouterr().out
+    assert "from 1 line of one.txt, 1 distinct word (1 learned from); count threshold 5 (halfway" in printed
+    assert ") after 1 search step;" in printed
+    assert "occur at least 5 times (the count threshold) in the 1 word learned from" in printed
+    assert "the most frequent word occurs 1 time, fewer than --lower-thresh 10" in printed
+    assert not re.search(r"\b1 (lines|distinct words|words|search steps|times|tokens)\b", printed), printed
+
+
+def test_files_that_are_not_utf8_get_one_message(user_folder, capsys):
+    latin1 = "[PAD]\n[UNK]\ncaf\u00e9\n".encode("latin-1")
+    for name in ("vocab.txt", "corpus.txt", "corpus.tsv"):
+        (user_folder / name).write_bytes(latin1)
+    shape = (
+        "tf-wordpiece {command}: --{option}: {name} is not UTF-8 text: line 3 holds the byte 0xe9 at byte offset 3; "
+        "convert the file to UTF-8 first, e.g. iconv -f latin1 -t utf-8 {name} > {name}.utf8"
+    )
+    for command, option, name, argv in [
+        ("tokenize", "vocab", "vocab.txt", ["--vocab", "vocab.txt", "x"]),
+        ("learn", "input", "corpus.txt", ["--input", "corpus.txt", "--out", "v.txt"]),
+        ("export", "input", "corpus.tsv", ["--input", "corpus.tsv", "--out", "m"]),
+    ]:
+        assert cli.main([command, *argv]) == 2
+        err = capsys.readouterr().err  # learn's counting bar, then the error
+        assert err.splitlines()[-1] == shape.format(command=command, option=option, name=name), err
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="file names that are not UTF-8: Linux file systems take any bytes")
+def test_file_names_that_are_not_utf8_show_their_bytes(user_folder, capsys):
+    name = os.fsdecode(b"caf\xe9.txt")  # what Python hands over: 'caf\udce9.txt'
+    assert cli.main(["tokenize", "--vocab", name, "x"]) == 2
+    assert capsys.readouterr().err == "tf-wordpiece tokenize: --vocab: 'caf\\xe9.txt' does not exist; check the path\n"
+    (user_folder / name).write_bytes(b"caf\xe9 au lait\n")
+    assert cli.main(["learn", "--input", name, "--out", "v.txt"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "tf-wordpiece learn: --input: caf\\xe9.txt is not UTF-8 text: line 1 holds the byte 0xe9 at byte offset 3; "
+        "convert the file to UTF-8 first, e.g. iconv -f latin1 -t utf-8 $'caf\\xe9.txt' > $'caf\\xe9.txt.utf8'"
+    )
+    out = os.fsdecode(b"vocab-\xe9.txt")
+    assert cli.main(["learn", "--input", "pairs.tsv", "--out", out, "--lower-thresh", "1"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith(" -> vocab-\\xe9.txt")
+    assert (user_folder / out).read_text(encoding="utf-8").startswith("[PAD]\n")
+    assert cli.main(["learn", "--input", "pairs.tsv", "--out", out]) == 2
+    assert "--out: vocab-\\xe9.txt already exists" in capsys.readouterr().err
+
+
+def test_beam_without_beam_is_one_line(user_folder):
+    # Beam made unimportable, as on the base install; the answer comes before TensorFlow loads.
+    probe = (
+        "import runpy, sys\n"
+        "sys.modules['apache_beam'] = None\n"
+        "sys.argv = ['beam', '--input', 'pairs.tsv', '--out', 'vocab.txt']\n"
+        "runpy.run_module('tf_wordpiece.learning.beam', run_name='__main__', alter_sys=True)\n"
+        "print('tensorflow' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == (
+        'python -m tf_wordpiece.learning.beam: Apache Beam is not installed; install the "beam" extra: '
+        'pip install "tf-wordpiece[beam]"\n'
+    )
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert any(requirement.startswith("apache-beam") for requirement in extras["beam"])
+    assert 'pip install "tf-wordpiece[beam]"' in (REPO / "README.md").read_text(encoding="utf-8")
 
 
 # A command line that feels quick.
@@ -315,6 +525,9 @@ def test_help_shows_each_default_once(capsys, command):
         cli.main([command, "--help"])
     text = " ".join(capsys.readouterr().out.split())  # help lines rewrapped into one
     assert "(default: None)" not in text
+    assert (
+        "TensorFlow's own log lines are hidden, whatever TF_CPP_MIN_LOG_LEVEL says; set TF_WORDPIECE_TF_LOGS=1" in text
+    )
     assert not re.search(r"\(default:[^)]*\)\s*\(default:", text), text
     if command == "tokenize":
         assert text.count("(default: [UNK], or the tokenizer.json's)") == 1
@@ -384,25 +597,10 @@ def test_library_errors_name_the_option(user_folder, capsys):
     assert cli.main(["tokenize", "--tokenizer-json", "empty.json", "x"]) == 2
     assert capsys.readouterr().err.startswith("tf-wordpiece tokenize: --tokenizer-json: 'empty.json' has no 'model'")
     assert cli.main(["export", "--input", "three.tsv", "--out", "m"]) == 2
-    assert capsys.readouterr().err.startswith(
+    err = capsys.readouterr().err  # after the progress line of reading, one line: the error
+    assert err.endswith("\n") and err.count("tf-wordpiece") == 1
+    assert err.splitlines()[-1].startswith(
         "tf-wordpiece export: --input: three.tsv: line 2 has 3 tab-separated fields, expected 2"
-    )
-
-
-def test_beam_module_starts_quietly(user_folder):
-    pytest.importorskip("apache_beam")
-    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"} | {"PYTHONPATH": str(REPO)}
-    result = subprocess.run(
-        [sys.executable, "-m", "tf_wordpiece.learning.beam", "--input", "none-*.txt", "--out", "v.txt"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
-    assert result.returncode == 2  # Beam and TensorFlow loaded: the pipeline would have started next
-    assert (
-        result.stderr
-        == "python -m tf_wordpiece.learning.beam: --input: no files match 'none-*.txt'; check the path or the glob\n"
     )
 
 
@@ -417,17 +615,3 @@ def test_hiding_a_log_record_keeps_the_others(caplog):
     finally:
         logging.getLogger().removeFilter(hidden)
     assert [r.getMessage() for r in caplog.records] == ["a warning the user should see"]
-
-
-def test_commands_hide_tensorflow_log_lines(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"} | {"PYTHONPATH": str(REPO)}
-    result = subprocess.run(
-        [sys.executable, "-m", "tf_wordpiece.cli", "tokenize", "--vocab", str(VOCAB), "hello!"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        cwd=tmp_path,
-    )
-    assert result.returncode == 0 and "hello" in result.stdout
-    assert result.stderr == ""

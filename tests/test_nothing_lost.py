@@ -24,6 +24,7 @@ import tf_wordpiece as twp
 from helpers.learner_cases import corpus
 from tf_wordpiece import files
 from tf_wordpiece.export import converter
+from tf_wordpiece.export.layout import ExportLayout
 from tf_wordpiece.export.module import CustomTokenizer
 from tf_wordpiece.vocab import read_vocab_file, write_vocab_file
 
@@ -293,6 +294,63 @@ def test_ctrl_c_while_saving_a_model_keeps_the_old_one(tmp_path, monkeypatch):
     assert tree(out) == before and hidden(tmp_path) == []
 
 
+def test_what_appears_at_an_output_while_the_work_runs_is_kept(tmp_path):
+    """A writer told that nothing was there to replace (the check before the work) keeps what a user put there since."""
+    folder, data, archive = tmp_path / "model", tmp_path / "tok.tflite", tmp_path / "model.zip"
+
+    def users_folder_appears(staged: pathlib.Path) -> None:
+        staged.mkdir()
+        folder.mkdir()
+        (folder / "mine.txt").write_text("keep me")
+
+    with pytest.raises(FileExistsError, match="appeared while tf-wordpiece was writing it"):
+        files.write_folder_atomically(folder, users_folder_appears, replace=False)
+    assert [p.name for p in folder.iterdir()] == ["mine.txt"] and hidden(tmp_path) == []
+    data.write_bytes(b"the user's")
+    with pytest.raises(FileExistsError):
+        files.write_bytes_atomically(data, b"ours", replace=False)
+    archive.write_bytes(b"the user's")
+    with pytest.raises(FileExistsError):
+        files.zip_atomically(folder, archive, replace=False)
+    assert data.read_bytes() == archive.read_bytes() == b"the user's" and hidden(tmp_path) == []
+
+
+def test_ctrl_c_while_writing_the_conversions_keeps_the_old_ones(tmp_path, monkeypatch):
+    kept: list[str] = []
+    layout = ExportLayout.checked(
+        tmp_path / "model", make_zip=False, tflite=tmp_path / "tok.tflite", tfjs=tmp_path / "js", written=kept
+    )
+
+    def tfjs_model(folder: pathlib.Path, language: str) -> None:  # what save_tfjs writes
+        folder.mkdir()
+        (folder / "model.json").write_text(f'{{"convertedBy": "tf_wordpiece", "language": "{language}"}}')
+        (folder / "group1-shard1of1.bin").write_bytes(b"\0")
+
+    layout.write_tfjs(tfjs_model)
+    layout.write_tflite(b"\x1c\0\0\0TFL3 old pt_tokenize_bytes en_tokenize_bytes")
+    assert kept == [str(tmp_path / "js"), str(tmp_path / "tok.tflite")]  # what the command line reports if stopped
+    before = {**tree(tmp_path / "js"), **tree(tmp_path / "tok.tflite")}
+    layout = ExportLayout.checked(
+        tmp_path / "model", make_zip=False, tflite=tmp_path / "tok.tflite", tfjs=tmp_path / "js", overwrite=True
+    )
+
+    def interrupted_after_pt(folder: pathlib.Path, language: str) -> None:
+        if language == "en":
+            raise KeyboardInterrupt
+        tfjs_model(folder, language)
+
+    with pytest.raises(KeyboardInterrupt):
+        layout.write_tfjs(interrupted_after_pt)
+
+    def interrupted(fd):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", interrupted)  # Ctrl-C with the new file written but not yet renamed
+    with pytest.raises(KeyboardInterrupt):
+        layout.write_tflite(b"new")
+    assert {**tree(tmp_path / "js"), **tree(tmp_path / "tok.tflite")} == before and hidden(tmp_path) == []
+
+
 def test_interrupts_deferred_outside_the_main_thread_does_nothing():
     import threading
 
@@ -356,10 +414,15 @@ def test_saved_tokenizer_json_is_a_normal_file_and_ctrl_c_keeps_the_old_one(tmp_
     assert path.read_bytes() == before and hidden(tmp_path) == []
 
 
-def test_saved_model_keeps_every_token(tmp_path):
+@pytest.mark.parametrize("given", ["file", "list"])
+def test_saved_model_keeps_every_token(tmp_path, given):
     vocab = tmp_path / "vocab.txt"
-    write_vocab_file(vocab, ODD_TOKENS)
-    module = CustomTokenizer(["[PAD]", "[UNK]", "[START]", "[END]"], str(vocab), parallel_shards=1)
+    reserved = ["[PAD]", "[UNK]", "[START]", "[END]"]
+    if given == "file":
+        write_vocab_file(vocab, ODD_TOKENS)
+        module = CustomTokenizer(reserved, str(vocab), parallel_shards=1)
+    else:  # the asset is written from the list (as the converter's are), the tokens are never read back
+        module = CustomTokenizer(reserved, ODD_TOKENS, vocab_file=vocab, parallel_shards=1)
     out = tmp_path / "model"
     converter.save_atomically(module, str(out))
     loaded = tf.saved_model.load(str(out))

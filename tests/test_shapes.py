@@ -1,4 +1,4 @@
-"""The row helpers in tf_wordpiece.shapes (and WordPiece's piece ordering).
+"""The row helpers in tf_wordpiece.shapes (WordPiece's piece ordering is in tests/bert/test_wordpiece.py).
 
 Checked against NumPy and the ragged ops they replace, on any row lengths (hypothesis), in eager and graph mode.
 """
@@ -10,7 +10,6 @@ import tensorflow as tf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tf_wordpiece.bert.wordpiece import _pieces_in_word_order
 from tf_wordpiece.shapes import merge_words, rows_and_positions, rows_of_values, rows_to_splits, value_rows, wrap_rows
 
 row_lengths = st.lists(st.integers(min_value=0, max_value=6), max_size=12)  # empty rows and no rows included
@@ -85,20 +84,3 @@ def test_merge_words_and_wrap_rows_equal_the_ragged_ops(rows, splits_dtype):
     count = merged.nrows()
     firsts, lasts = tf.fill([count, 1], tf.constant(7, tf.int64)), tf.fill([count, 1], tf.constant(8, tf.int64))
     assert wrap_rows(merged, 7, 8).to_list() == tf.concat([firsts, merged, lasts], axis=1).to_list()
-
-
-@settings(max_examples=40, deadline=None)
-@given(data=st.data())
-def test_pieces_in_word_order_equals_a_stable_sort(data):
-    """WordPiece's scatter ordering == a stable argsort of the pieces' words (one-piece and walked words mixed)."""
-    num_words = data.draw(st.integers(0, 8))
-    kinds = data.draw(st.lists(st.sampled_from(["none", "single", "walked"]), min_size=num_words, max_size=num_words))
-    single = [w for w, kind in enumerate(kinds) if kind == "single"]
-    single = data.draw(st.permutations(single))
-    walked = [w for w, kind in enumerate(kinds) if kind == "walked" for _ in range(data.draw(st.integers(1, 3)))]
-    splits, order = _pieces_in_word_order(
-        tf.constant(single, tf.int32), tf.constant(walked, tf.int32), tf.constant(num_words)
-    )
-    word_of = np.array(list(single) + walked, np.int64)
-    assert order.numpy().tolist() == np.argsort(word_of, kind="stable").tolist()
-    assert splits.numpy().tolist() == [0] + np.cumsum(np.bincount(word_of, minlength=num_words)).tolist()

@@ -12,8 +12,8 @@ from tf_wordpiece.bert.post_processors import Segment as Segment
 from tf_wordpiece.bert.post_processors import TemplateProcessing as TemplateProcessing
 from tf_wordpiece.bert.recipes import HfRecipe as HfRecipe
 from tf_wordpiece.bert.recipes import TfTextRecipe as TfTextRecipe
-from tf_wordpiece.bert.tokenizer import BertTokenizer as BertTokenizer
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer as WordpieceTokenizer
+from tf_wordpiece.bert_tokenizer.tokenizer import BertTokenizer as BertTokenizer
 from tf_wordpiece.export.module import CustomTokenizer as CustomTokenizer
 from tf_wordpiece.export.module import TutorialTokenizer as TutorialTokenizer
 from tf_wordpiece.learning.from_text import bert_vocab_from_dataset as bert_vocab_from_dataset

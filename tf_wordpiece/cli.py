@@ -1,19 +1,19 @@
 """The `tf-wordpiece` command line: `tokenize`, `learn` and `export`.
 
 Parsing, `--help` and argument errors do not import TensorFlow; the commands
-import it with its log lines hidden (set TF_CPP_MIN_LOG_LEVEL to see them).
+import it with its log lines hidden (set TF_WORDPIECE_TF_LOGS=1 to see them).
 Ctrl-C ends any command at once with exit code 130 and leaves no temporary file.
 """
 
 from __future__ import annotations
 
 import argparse
-import pathlib
 import signal
 import sys
 
 from tf_wordpiece import __version__
 from tf_wordpiece.console import (
+    TF_LOGS_HELP,
     CommandParser,
     DefaultsOnceHelpFormatter,
     check_readable_files,
@@ -30,8 +30,7 @@ from tf_wordpiece.learning.params import (
     size_notes,
     threshold_summary,
 )
-
-_LOGS = "TensorFlow's own log lines are hidden; set TF_CPP_MIN_LOG_LEVEL=0 to see them."
+from tf_wordpiece.messages import counted, shown_path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="tf-wordpiece", description="WordPiece tokenization in core TensorFlow ops.", epilog=_LOGS
+        prog="tf-wordpiece", description="WordPiece tokenization in core TensorFlow ops.", epilog=TF_LOGS_HELP
     )
     parser.add_argument("--version", action="version", version=f"tf-wordpiece {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=CommandParser)
@@ -55,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _subcommand(commands, name: str, **texts) -> argparse.ArgumentParser:
-    return commands.add_parser(name, formatter_class=DefaultsOnceHelpFormatter, epilog=_LOGS, **texts)
+    return commands.add_parser(name, formatter_class=DefaultsOnceHelpFormatter, epilog=TF_LOGS_HELP, **texts)
 
 
 def _add_tokenize_command(commands) -> None:
@@ -109,8 +108,9 @@ def _add_export_command(commands) -> None:
         commands,
         "export",
         help="build the tutorial's ted_hrlr_translate_pt_en_converter SavedModel (pt and en tokenizers)",
-        description="Learns pt and en vocabularies, saves the converter atomically (and a .zip), reloads it and "
-        "prints the round trip of 'Hello TensorFlow!'.",
+        description="Learns pt and en vocabularies, saves the converter atomically (and a .zip; with --tflite and "
+        "--tfjs also its bytes signatures for TFLite and TF.js), reloads it and prints the round trip of "
+        "'Hello TensorFlow!'. Each output is checked before any work; an empty folder you made is filled.",
     )
     source = exp.add_mutually_exclusive_group()
     source.add_argument(
@@ -121,12 +121,17 @@ def _add_export_command(commands) -> None:
         "default: the embedded sample)",
     )
     source.add_argument("--tfds", metavar="NAME", help="e.g. ted_hrlr_translate/pt_to_en, if in your TFDS data dir")
-    exp.add_argument("--out", default="ted_hrlr_translate_pt_en_converter", help="SavedModel folder to write")
+    exp.add_argument(
+        "--out",
+        default="ted_hrlr_translate_pt_en_converter",
+        help="SavedModel folder to write: a new one, or an empty folder (filled without --overwrite)",
+    )
     exp.add_argument("--vocab-size", type=int_at_least(1), default=8000, help="target size of each vocabulary")
     exp.add_argument(
         "--overwrite",
         action="store_true",
-        help="replace --out (and its .zip) if it is a SavedModel this command wrote; never another folder",
+        help="replace --out (and its .zip), --tflite and --tfjs if each is what this command wrote; "
+        "never another file or folder",
     )
     exp.add_argument("--no-zip", action="store_true", help="do not write OUT.zip")
     exp.add_argument(
@@ -138,9 +143,21 @@ def _add_export_command(commands) -> None:
     exp.add_argument(
         "--core",
         choices=["string", "numeric", "xla"],
-        default="string",
         help="how the saved tokenizers run: string ops, the numeric core, or the numeric core compiled "
-        "by XLA (the fastest once compiled, once per batch-size bucket; see docs/design.md)",
+        "by XLA (the fastest once compiled, once per batch-size bucket; see docs/design.md) "
+        "(default: string; numeric with --tflite or --tfjs, which need it)",
+    )
+    exp.add_argument(
+        "--tflite",
+        metavar="FILE",
+        help="also write one TFLite model with both languages' bytes signatures, pt_tokenize_bytes and "
+        "en_tokenize_bytes (UTF-8 bytes in, ids and byte offsets out; TFLite's builtin ops only)",
+    )
+    exp.add_argument(
+        "--tfjs",
+        metavar="FOLDER",
+        help="also write a TF.js graph model of each language's bytes signature, FOLDER/pt and FOLDER/en "
+        "(run them with examples/tfjs/tokenize.mjs)",
     )
     exp.set_defaults(run=_export, parser=exp)
 
@@ -163,12 +180,12 @@ def _learn(args, kept: list[str]) -> int:
         )
     except (ValueError, FileExistsError) as e:
         return _fail(args, e)
-    import_tensorflow_quietly()
+    import_tensorflow_quietly(announce="loading TensorFlow")
     from tf_wordpiece.learning import word_counts
     from tf_wordpiece.learning.from_text import count_and_learn
     from tf_wordpiece.vocab import write_vocab_file
 
-    source = ", ".join(args.input) if args.input else args.tfds
+    source = ", ".join(shown_path(path) for path in args.input) if args.input else args.tfds
     not_utf8: list[str] = []  # the first line that is not UTF-8, if any: reading stops there
     try:
         dataset = (
@@ -206,19 +223,21 @@ def _check_counts(counts, source: str, not_utf8: list[str]) -> None:
     if not_utf8:
         raise ValueError(not_utf8[0])
     if counts.skipped_invalid_utf8:  # --tfds: strings without a file and line
+        are = "is" if counts.skipped_invalid_utf8 == 1 else "are"
         raise ValueError(
-            f"{counts.skipped_invalid_utf8} words in {source} are not valid UTF-8; re-encode the "
+            f"{counted(counts.skipped_invalid_utf8, 'word')} in {source} {are} not valid UTF-8; re-encode the "
             "dataset's text as UTF-8"
         )
     if not counts:
-        raise ValueError(f"input: no words in {source} ({counts.lines} lines); is the corpus empty?")
+        raise ValueError(f"input: no words in {source} ({counted(counts.lines, 'line')}); is the corpus empty?")
 
 
 def _print_learn_summary(args, vocab, counts, stats, source: str, *, seconds: tuple[float, float]) -> None:
     print(
-        f"learned {len(vocab)} tokens (target {args.vocab_size}) from {counts.lines} lines of {source}, "
-        f"{len(counts)} distinct words ({stats['words']} learned from); {threshold_summary(stats, args)}; "
-        f"counting {seconds[0]:.1f} s, learning {seconds[1]:.1f} s -> {args.out}"
+        f"learned {counted(len(vocab), 'token')} (target {args.vocab_size}) from {counted(counts.lines, 'line')} "
+        f"of {source}, {counted(len(counts), 'distinct word')} ({stats['words']} learned from); "
+        f"{threshold_summary(stats, args)}; counting {seconds[0]:.1f} s, learning {seconds[1]:.1f} s -> "
+        f"{shown_path(args.out)}"
     )
     for note in size_notes(
         len(vocab), args.vocab_size, stats, slack_ratio=args.slack_ratio, lower_thresh=args.lower_thresh
@@ -227,47 +246,48 @@ def _print_learn_summary(args, vocab, counts, stats, source: str, *, seconds: tu
 
 
 def _export(args, kept: list[str]) -> int:
-    try:
-        check_utf8_arguments(args, {"out": "--out", "tfds": "--tfds"})  # TensorFlow writes --out: it needs UTF-8
-        check_readable_files(args.input or [], "--input")
-        model_dir = _check_export_outputs(args)
-    except (ValueError, FileExistsError) as e:
-        return _fail(args, e)
-    tf = import_tensorflow_quietly()
-    from tf_wordpiece.export import converter
+    from tf_wordpiece.export.layout import ExportLayout
 
     try:
-        if args.input:
-            pairs = converter.tsv_file_pairs(args.input)
-        elif args.tfds:
-            pairs = converter.tfds_pairs(args.tfds)
-        else:
-            pairs = converter.embedded_pairs()
-        summary = converter.export_converter(
+        # TensorFlow writes --out, --tflite and --tfjs: they need UTF-8.
+        check_utf8_arguments(args, {"out": "--out", "tfds": "--tfds", "tflite": "--tflite", "tfjs": "--tfjs"})
+        check_readable_files(args.input or [], "--input")
+        core = _export_core(args)
+        layout = ExportLayout.checked(
             args.out,
-            pairs,
-            vocab_size=args.vocab_size,
-            overwrite=args.overwrite,
-            make_zip=False,
             serving_version=args.serving_version,
-            core=args.core,
+            make_zip=not args.no_zip,
+            tflite=args.tflite,
+            tfjs=args.tfjs,
+            overwrite=args.overwrite,
+            written=kept,  # what an interrupted run kept, for run_command's last line
         )
-        kept.append(str(model_dir))
-        if not args.no_zip:
-            serving = args.serving_version is not None  # the model goes to OUT/N, the zip holds OUT
-            summary["zip"] = converter.zip_atomically(
-                model_dir.parent if serving else model_dir, overwrite=args.overwrite
-            )
-            kept.append(summary["zip"])
+    except (ValueError, FileExistsError) as e:
+        return _fail(args, e)
+    tf = import_tensorflow_quietly(announce="loading TensorFlow")
+    from tf_wordpiece.export import converter
+    from tf_wordpiece.progress import timed_step
+
+    try:
+        with timed_step(f"reading {_export_source(args)}"):
+            if args.input:
+                pairs = converter.tsv_file_pairs(args.input)
+            elif args.tfds:
+                pairs = converter.tfds_pairs(args.tfds)
+            else:
+                pairs = converter.embedded_pairs()
+        summary = converter.export_to(layout, pairs, vocab_size=args.vocab_size, core=core)
     except (ValueError, FileExistsError) as e:
         return _fail(args, e, option="--input" if args.input else "--tfds" if args.tfds else None)
     print(
         f"exported {args.out}: {summary['pairs']} pairs, vocab pt {summary['pt_vocab_size']} / en "
-        f"{summary['en_vocab_size']}, learned in {summary['learn_seconds']:.1f} s, saved in "
-        f"{summary['export_seconds']:.1f} s, {summary['size_bytes'] / 1e6:.1f} MB"
-        + (f", zip {summary['zip']}" if "zip" in summary else "")
+        f"{summary['en_vocab_size']}, learned in {summary['learn_seconds']:.1f} s, built in "
+        f"{summary['build_seconds']:.1f} s, saved in {summary['save_seconds']:.1f} s, "
+        f"{summary['size_bytes'] / 1e6:.1f} MB"
+        + "".join(f", {key} {summary[key]}" for key in ("zip", "tflite", "tfjs") if key in summary)
     )
-    reloaded = tf.saved_model.load(str(model_dir))
+    with timed_step(f"reloading {layout.model_dir.name}"):
+        reloaded = tf.saved_model.load(str(layout.model_dir))
     ids = reloaded.en.tokenize(tf.constant(["Hello TensorFlow!"]))
     print("Hello TensorFlow! ->", ids.to_list())
     print("tokens:", [t.decode() for t in reloaded.en.lookup(ids).to_list()[0]])
@@ -275,21 +295,24 @@ def _export(args, kept: list[str]) -> int:
     return 0
 
 
-def _check_export_outputs(args) -> pathlib.Path:
-    """The SavedModel folder export writes (OUT, or OUT/N for TF Serving), checked with its zip before any work."""
-    from tf_wordpiece.files import check_model_folder, check_zip_output
-
-    base = pathlib.Path(args.out).resolve()
-    model_dir = check_model_folder(
-        base if args.serving_version is None else base / str(args.serving_version),
-        overwrite=args.overwrite,
-        what="--out",
-    )
-    if not args.no_zip:  # TF Serving's layout zips OUT, which may hold other versions
-        check_zip_output(
-            base.with_name(base.name + ".zip"), overwrite=args.overwrite, folder_name=base.name, what="--out"
+def _export_core(args) -> str:
+    """--core, or its default: the numeric core where --tflite or --tfjs asks for bytes signatures, else string."""
+    conversions = [option for option, given in (("--tflite", args.tflite), ("--tfjs", args.tfjs)) if given]
+    if args.core is None:
+        return "numeric" if conversions else "string"
+    if conversions and args.core != "numeric":
+        raise ValueError(
+            f"--core: {' and '.join(conversions)} {'need' if len(conversions) > 1 else 'needs'} the numeric core's "
+            f"bytes signatures (TFLite's builtin ops and TF.js run no string op and no XLA); drop --core "
+            f"{args.core} or pass --core numeric"
         )
-    return model_dir
+    return args.core
+
+
+def _export_source(args) -> str:
+    if args.input:
+        return ", ".join(args.input)
+    return args.tfds or "the embedded sample"
 
 
 def _tokenize(args, kept: list[str]) -> int:

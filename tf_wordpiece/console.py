@@ -11,53 +11,101 @@ import logging
 import os
 import re
 import sys
+import tempfile
 from typing import Callable, Iterator, Sequence
+
+from tf_wordpiece.messages import shown_path
 
 INTERRUPTED = 130  # the shell's code for a process ended by Ctrl-C (128 + SIGINT)
 
 
-def import_tensorflow_quietly():
-    """Imports TensorFlow with its C++ log lines hidden, unless the user set TF_CPP_MIN_LOG_LEVEL.
+TF_LOGS = "TF_WORDPIECE_TF_LOGS"  # set to 1 to see TensorFlow's own log lines on standard error
+TF_LOGS_HELP = (
+    f"TensorFlow's own log lines are hidden, whatever TF_CPP_MIN_LOG_LEVEL says; set {TF_LOGS}=1 to see them "
+    "(TF_CPP_MIN_LOG_LEVEL then applies)."
+)
 
-    TensorFlow prints oneDNN, CUDA and cuInit lines while it loads, before its
-    log level applies, so standard error is muted while it imports.
+
+def tensorflow_logs_wanted() -> bool:
+    """Whether the user asked for TensorFlow's log lines (TF_WORDPIECE_TF_LOGS set, to anything but "" or 0)."""
+    return os.environ.get(TF_LOGS, "") not in ("", "0")
+
+
+def import_tensorflow_quietly(announce: str | None = None):
+    """Imports TensorFlow and starts its runtime with its C++ log lines hidden, unless `tensorflow_logs_wanted()`.
+
+    Returns the `tensorflow` module. `announce`, if given, is printed on
+    standard error first (the import takes seconds): a command's first
+    progress line.
+
+    TensorFlow 2.21 writes its log lines from C++ straight to file descriptor
+    2, where no Python setting reaches. The lines written while its shared
+    libraries load (absl's "All log messages before absl::InitializeLog()"
+    warning, oneDNN, cudart_stub; printed once by each of two libraries) come
+    before TensorFlow reads TF_CPP_MIN_LOG_LEVEL, so they ignore it: descriptor
+    2 is redirected while TensorFlow imports. The first operation then creates
+    the devices (cuInit's error on a machine without a GPU driver), so that
+    runs inside the redirection too; later lines obey TF_CPP_MIN_LOG_LEVEL,
+    set to 3 (fatal errors only) for the rest of the process and its children.
+    If the import fails, what was written meanwhile is shown after all.
     """
-    if "TF_CPP_MIN_LOG_LEVEL" in os.environ:
+    if "tensorflow" in sys.modules:  # already loaded (a Python caller, or a test): nothing left to hide
+        return sys.modules["tensorflow"]
+    if announce:
+        print(announce, file=sys.stderr, flush=True)
+    if tensorflow_logs_wanted():
         import tensorflow as tf
 
         return tf
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
-    with _stderr_muted():
+    with _stderr_held_back():
         import tensorflow as tf
+
+        tf.config.list_logical_devices()  # creates the devices: the lines of the first operation come here
     return tf
 
 
 @contextlib.contextmanager
-def _stderr_muted() -> Iterator[None]:
+def _stderr_held_back() -> Iterator[None]:
+    """Sends what is written to file descriptor 2 aside: dropped if the block succeeds, written out if it raises.
+
+    Ctrl-C (KeyboardInterrupt) drops it too: then only "interrupted" is wanted.
+    """
     sys.stderr.flush()
     saved = os.dup(2)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
+    failed = False
+    with tempfile.TemporaryFile() as aside:  # unlinked at once: nothing is left in the temp dir
+        os.dup2(aside.fileno(), 2)
+        try:
+            yield
+        except Exception:  # a broken install, say: the lines held back may tell why
+            failed = True
+            raise
+        finally:
+            sys.stderr.flush()  # Python's own writes in the block go aside too
+            os.dup2(saved, 2)
+            os.close(saved)
+            if failed:
+                aside.seek(0)
+                held = aside.read()
+                while held:
+                    held = held[os.write(2, held) :]
 
 
-def hide_log_records(*beginnings: str) -> Callable[[logging.LogRecord], bool]:
-    """Drops the root logger's records whose message starts with one of `beginnings`; every other record passes.
+def hide_log_records(*beginnings: str, logger: str = "") -> Callable[[logging.LogRecord], bool]:
+    """Drops the records of `logger` (the root logger by default) whose message starts with one of `beginnings`.
 
-    For a library's import-time warnings that do not concern the user, such as
-    Apache Beam's "apitools not found" (it logs on the root logger). Returns
-    the filter (`logging.getLogger().removeFilter(it)` ends it).
+    For a library's warnings that do not concern a command's user, such as
+    Apache Beam's "apitools not found" (it logs on the root logger). A
+    logger's filter sees only the records logged on that logger itself, not
+    those of its children: name the logger that logs them. Every other record
+    passes. Returns the filter (`logging.getLogger(logger).removeFilter(it)` ends it).
     """
 
     def keep(record: logging.LogRecord) -> bool:
         return not str(record.msg).startswith(beginnings)
 
-    logging.getLogger().addFilter(keep)
+    logging.getLogger(logger).addFilter(keep)
     return keep
 
 
@@ -119,14 +167,14 @@ def check_readable_files(paths: Sequence[str], option: str, *, stdin: bool = Fal
         if stdin and path == "-":
             continue
         if os.path.isdir(path):
-            raise ValueError(f"{option}: {path!r} is a folder; give the path of a file")
+            raise ValueError(f"{option}: '{shown_path(path)}' is a folder; give the path of a file")
         if not os.path.exists(path):
-            raise ValueError(f"{option}: {path!r} does not exist; check the path")
+            raise ValueError(f"{option}: '{shown_path(path)}' does not exist; check the path")
         try:
             with open(path, "rb"):
                 pass
         except OSError as e:
-            raise ValueError(f"{option}: cannot read {path!r}: {e.strerror}") from None
+            raise ValueError(f"{option}: cannot read '{shown_path(path)}': {e.strerror}") from None
 
 
 def in_option_names(

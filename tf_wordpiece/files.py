@@ -5,11 +5,14 @@ from __future__ import annotations
 import contextlib
 import os
 import pathlib
+import shutil
 import signal
 import tempfile
 import threading
 import zipfile
 from typing import Callable
+
+from tf_wordpiece.messages import shown_path
 
 
 def write_text_atomically(
@@ -27,13 +30,26 @@ def write_text_atomically(
     a folder at `path` is an error, and so is an existing file with `overwrite=False`.
     """
     path = check_file_output(path, overwrite=overwrite, what=what, kind=kind, looks_ours=looks_ours)
+    write_bytes_atomically(path, text.encode("utf-8"))
+
+
+def write_bytes_atomically(path: str | os.PathLike, data: bytes, *, replace: bool = True) -> None:
+    """Writes `data` to a hidden temporary file beside `path` (`.NAME.*.tmp`), syncs it, then renames it into place.
+
+    The caller has checked that `path` may be written (`check_file_output`). With
+    `replace=False` a file that appeared at `path` since is kept and the write
+    is a FileExistsError. Ctrl-C or an error leaves `path` as it was and no
+    temporary file; SIGKILL can leave the hidden temporary file.
+    """
+    path = pathlib.Path(path)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        with os.fdopen(handle, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it private; give it a normal file's mode
+        _refuse_newcomer(path, replace)
         os.replace(temporary, path)
     except BaseException:
         pathlib.Path(temporary).unlink(missing_ok=True)
@@ -59,19 +75,20 @@ def check_file_output(
     path = pathlib.Path(path)
     if path.is_dir():
         raise ValueError(
-            f"{what}: {path} is a folder; give the path of the {kind} to write inside it, "
-            f"such as {path / _example_name(kind)}"
+            f"{what}: {shown_path(path)} is a folder; give the path of the {kind} to write inside it, "
+            f"such as {shown_path(path / _example_name(kind))}"
         )
     if not path.parent.is_dir():
-        raise ValueError(f"{what}: the folder {path.parent} does not exist; create it first")
+        raise ValueError(f"{what}: the folder {shown_path(path.parent)} does not exist; create it first")
     if path.exists():
         if not overwrite:
             raise FileExistsError(
-                f"{what}: {path} already exists; {_overwrite_hint(what)} to replace that {kind}, or choose another path"
+                f"{what}: {shown_path(path)} already exists; {_overwrite_hint(what)} to replace that {kind}, or "
+                "choose another path"
             )
         if looks_ours is not None and not looks_ours(_head(path)):
             raise ValueError(
-                f"{what}: {path} exists and does not look like a {kind}; tf-wordpiece replaces only "
+                f"{what}: {shown_path(path)} exists and does not look like a {kind}; tf-wordpiece replaces only "
                 f"files of the kind it writes, so move that file or choose another path"
             )
     return path
@@ -81,33 +98,49 @@ def check_model_folder(path: str | os.PathLike, *, overwrite: bool, what: str = 
     """Checks, before any work, that a SavedModel folder may be written at `path`. Returns it resolved.
 
     Only an existing SavedModel folder (one holding `saved_model.pb`) is ever
-    replaced, and only with `overwrite`. An empty folder is used as it is; missing
-    parent folders are the writer's to create. The
-    current folder or one above it, a file, and a folder holding anything else
-    are refused (ValueError), whatever `overwrite` says.
+    replaced, and only with `overwrite`: see `check_output_folder`.
+    """
+    return check_output_folder(path, overwrite=overwrite, what=what, kind="SavedModel", is_ours=is_saved_model)
+
+
+def is_saved_model(folder: pathlib.Path) -> bool:
+    return (folder / "saved_model.pb").is_file()
+
+
+def check_output_folder(
+    path: str | os.PathLike, *, overwrite: bool, what: str, kind: str, is_ours: Callable[[pathlib.Path], bool]
+) -> pathlib.Path:
+    """Checks, before any work, that a folder of `kind` (a SavedModel, a TF.js model) may be written at `path`.
+
+    Returns it resolved. An existing folder that `is_ours` recognises (one this
+    package writes) is replaced only with `overwrite`. An empty folder is filled
+    as it is, with or without `overwrite` (the user made it for this output);
+    missing parent folders are the writer's to create. The current folder or
+    one above it, a file, and a folder holding anything else are refused
+    (ValueError), whatever `overwrite` says.
     """
     out = pathlib.Path(path).resolve()
     here = pathlib.Path.cwd().resolve()
     if out == here or out in here.parents:
         raise ValueError(
-            f"{what}: {path} is the current folder or one above it; give a new folder name for the "
-            "model, such as ./converter"
+            f"{what}: {shown_path(path)} is the current folder or one above it; give a new folder name for the "
+            f"{kind}, such as ./{_example_folder(kind)}"
         )
     if out.exists() and not out.is_dir():
-        raise ValueError(f"{what}: {out} is a file, not a SavedModel folder; move it or choose another path")
+        raise ValueError(f"{what}: {shown_path(out)} is a file, not a {kind} folder; move it or choose another path")
     if out.is_dir():
-        if (out / "saved_model.pb").is_file():
+        if is_ours(out):
             if not overwrite:
                 raise FileExistsError(
-                    f"{what}: {out} already holds a SavedModel; {_overwrite_hint(what)} to replace "
+                    f"{what}: {shown_path(out)} already holds a {kind}; {_overwrite_hint(what)} to replace "
                     "that model, or choose another path"
                 )
         elif any(out.iterdir()):
-            entries = sorted(p.name for p in out.iterdir())
+            entries = sorted(shown_path(p.name) for p in out.iterdir())
             shown = ", ".join(entries[:3]) + (f" and {len(entries) - 3} more" if len(entries) > 3 else "")
             raise ValueError(
-                f"{what}: {out} is a folder that is not a SavedModel (it holds {shown}); tf-wordpiece "
-                "replaces only SavedModel folders, so give a new folder name"
+                f"{what}: {shown_path(out)} is a folder that is not a {kind} (it holds {shown}); tf-wordpiece "
+                f"replaces only {kind} folders it writes, so give a new folder name"
             )
     return out
 
@@ -159,7 +192,80 @@ def _head(path: pathlib.Path, size: int = 65536) -> bytes:
 
 
 def _example_name(kind: str) -> str:
-    return {"vocab file": "vocab.txt", "tokenizer.json": "tokenizer.json"}.get(kind, "out.txt")
+    return {"vocab file": "vocab.txt", "tokenizer.json": "tokenizer.json", "TFLite model": "model.tflite"}.get(
+        kind, "out.txt"
+    )
+
+
+def _example_folder(kind: str) -> str:
+    return {"SavedModel": "converter", "TF.js model": "tfjs_model"}.get(kind, "out")
+
+
+def write_folder_atomically(out: pathlib.Path, write: Callable[[pathlib.Path], None], *, replace: bool) -> None:
+    """`write(folder)` into a hidden sibling folder (`.NAME.*/model`), then swaps it in at `out`.
+
+    The caller has checked that replacing `out` loses nothing (`check_output_folder`)
+    and says with `replace` whether something was there to replace: with
+    `replace=False` anything that appeared at `out` since is kept and the swap
+    is a FileExistsError. `write` may put files it needs only while writing
+    (a SavedModel's asset sources) beside `folder`, in the hidden folder, which
+    is removed afterwards. Ctrl-C (SIGINT) at any point leaves the old `out`
+    (or none) and no hidden folder; it is held back while the two renames of
+    the swap run. SIGKILL can leave a hidden `.NAME.*` sibling and, if it lands
+    between those two renames, the old folder in `.NAME.old.*/model` with
+    nothing at NAME; never a partial folder at NAME.
+    """
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = pathlib.Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    retired = None
+    try:
+        write(staging / "model")
+        with interrupts_deferred():
+            _refuse_newcomer(out, replace)
+            retired = swap_in(staging / "model", out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+        if retired is not None:
+            shutil.rmtree(retired, ignore_errors=True)
+
+
+def swap_in(new: pathlib.Path, out: pathlib.Path) -> pathlib.Path | None:
+    """Renames `new` to `out`; an existing `out` moves to a hidden folder first, returned for deletion."""
+    if not out.exists():
+        new.rename(out)
+        return None
+    retired = pathlib.Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
+    out.rename(retired / "model")
+    try:
+        new.rename(out)
+    except BaseException:
+        (retired / "model").rename(out)  # put the old one back
+        raise
+    return retired
+
+
+def zip_atomically(folder: pathlib.Path, archive: pathlib.Path, *, replace: bool) -> pathlib.Path:
+    """Writes `archive`, a zip of `folder` under its own name (`NAME/...`), through a hidden temporary folder.
+
+    The caller has checked that `archive` may be written (`check_zip_output`);
+    `replace` as in `write_folder_atomically`. Returns `archive`.
+    """
+    staging = pathlib.Path(tempfile.mkdtemp(prefix=f".{archive.name}.", dir=archive.parent))
+    try:
+        made = shutil.make_archive(str(staging / folder.name), "zip", root_dir=folder.parent, base_dir=folder.name)
+        _refuse_newcomer(archive, replace)
+        os.replace(made, archive)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return archive
+
+
+def _refuse_newcomer(path: pathlib.Path, replace: bool) -> None:
+    """A FileExistsError if something appeared at `path` after the check said nothing was there."""
+    if not replace and (path.exists() or path.is_symlink()):
+        raise FileExistsError(
+            f"{shown_path(path)} appeared while tf-wordpiece was writing it; kept it, wrote nothing there"
+        )
 
 
 @contextlib.contextmanager

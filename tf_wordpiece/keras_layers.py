@@ -29,11 +29,12 @@ import tensorflow as tf
 from tf_wordpiece.bert.keras_hub_compat import KerasHubWordPiece
 from tf_wordpiece.bert.packing import FixedLengthTemplate
 from tf_wordpiece.bert.post_processors import Segment
-from tf_wordpiece.bert.tokenizer import BertTokenizer
+from tf_wordpiece.bert_tokenizer.tokenizer import BertTokenizer
 from tf_wordpiece.vocab import read_vocab_file
 
 TEMPLATES = ("tf_text", "hf")
 COMPATS = ("tf_text", "hf", "keras_hub")
+CORES = ("string", "numeric")
 
 
 def _vocabulary_list(vocabulary) -> list[str]:
@@ -75,6 +76,9 @@ class WordPieceTokenizer(keras.layers.Layer):
         accents, splits, then case-folds each word). Defaults to "tf_text".
       special_tokens: tokens matched whole in the text (each one id); not with
         compat="keras_hub". Defaults to none.
+      core: `BertTokenizer`'s core, "string" or "numeric" (the same ids, and
+        `tokenize_bytes` for runtimes without string ops: TFLite builtins,
+        TF.js); not with compat="keras_hub". Defaults to "string".
       dtype: "int32" or "int64". Defaults to "int32".
 
     >>> layer = WordPieceTokenizer(vocabulary=["[UNK]", "hello", "world", "!", "##s"], lowercase=True)
@@ -100,6 +104,7 @@ class WordPieceTokenizer(keras.layers.Layer):
         suffix_indicator: str = "##",
         compat: str = "tf_text",
         special_tokens: Sequence[str] | None = None,
+        core: str = "string",
         dtype="int32",
         **kwargs,
     ):
@@ -114,6 +119,11 @@ class WordPieceTokenizer(keras.layers.Layer):
         if dtype not in ("int32", "int64"):
             raise ValueError(f"dtype: expected 'int32' or 'int64' (token ids), got {dtype!r}")
         _check_compat_options(compat, split=split, split_on_cjk=split_on_cjk, special_tokens=special_tokens)
+        if core not in CORES or (compat == "keras_hub" and core != "string"):
+            raise ValueError(
+                f"core: expected one of {list(CORES)} ('string' with compat='keras_hub'), got {core!r} "
+                f"with compat={compat!r}"
+            )
         if compat == "tf_text" and strip_accents is not None and strip_accents != lowercase:
             raise ValueError(
                 f"strip_accents: {strip_accents!r} with lowercase={lowercase!r} needs compat='hf'; "
@@ -130,6 +140,7 @@ class WordPieceTokenizer(keras.layers.Layer):
         self.split, self.split_on_cjk = bool(split), bool(split_on_cjk)
         self.compat = compat
         self.special_tokens = list(special_tokens) if special_tokens else None
+        self.core = core
         if compat == "keras_hub":
             self._tokenizer = KerasHubWordPiece(
                 self.vocabulary,
@@ -148,6 +159,7 @@ class WordPieceTokenizer(keras.layers.Layer):
             suffix_indicator=suffix_indicator,
             special_tokens=self.special_tokens,
             token_out_type=tf.as_dtype(dtype),
+            core=core,
         )
         if compat == "hf":
             options["strip_accents"] = strip_accents
@@ -160,6 +172,26 @@ class WordPieceTokenizer(keras.layers.Layer):
         if self.sequence_length is not None:
             ids = ids.to_tensor(default_value=0, shape=[None, self.sequence_length])
         return ids[0] if one_row else ids
+
+    def tokenize_bytes(self, data, row_lengths) -> dict[str, tf.Tensor]:
+        """UTF-8 bytes in, ids out, in integer ops only (needs core="numeric"; no sequence_length applied).
+
+        `data` uint8 (or int32) [B] holds the strings' bytes end to end,
+        `row_lengths` int32 [n] each string's length in bytes. Returns
+        {"token_ids": int32 [pieces], "row_lengths": int32 [n]}: the ids of
+        `call` on the strings, flat, and pieces per string.
+
+        >>> layer = WordPieceTokenizer(vocabulary=["[UNK]", "hi", "##s"], core="numeric")
+        >>> out = layer.tokenize_bytes(tf.constant(list(b"his hix"), tf.uint8), tf.constant([4, 3]))
+        >>> out["token_ids"].numpy().tolist(), out["row_lengths"].numpy().tolist()
+        ([1, 2, 0], [2, 1])
+        """
+        if self.core == "string":
+            raise ValueError(
+                f"core={self.core!r}: tokenize_bytes needs the numeric core; build the layer with core='numeric'"
+            )
+        out = self._tokenizer.tokenize_bytes(data, row_lengths)
+        return {"token_ids": tf.cast(out["token_ids"], self.dtype), "row_lengths": out["row_lengths"]}
 
     def vocabulary_size(self) -> int:
         return len(self.vocabulary)
@@ -199,6 +231,7 @@ class WordPieceTokenizer(keras.layers.Layer):
             suffix_indicator=self.suffix_indicator,
             compat=self.compat,
             special_tokens=self.special_tokens,
+            core=self.core,
         )
         return config
 

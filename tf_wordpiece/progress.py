@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
+import time
 from typing import Iterable, Iterator, TypeVar
 
 T = TypeVar("T")
@@ -36,3 +38,27 @@ def elapsed_time_bar(desc: str, *, disable: bool = False, interval: float = 0.5)
 def _redraw_until(stop: threading.Event, bar, interval: float) -> None:
     while not stop.wait(interval):
         bar.refresh()
+
+
+class Stopwatch:
+    """The seconds a `timed_step` took (0.0 until its block ends)."""
+
+    seconds: float = 0.0
+
+
+@contextlib.contextmanager
+def timed_step(desc: str, *, disable: bool = False) -> Iterator[Stopwatch]:
+    """One long call's line: `desc: 00:03` counting while the block runs, then `desc: 3.2 s` left in place.
+
+    The yielded stopwatch holds that same figure once the block ends, so a
+    summary quotes what the line showed. Nothing is left when the block fails.
+    """
+    watch = Stopwatch()
+    start = time.perf_counter()
+    with elapsed_time_bar(desc, disable=disable):
+        yield watch
+    watch.seconds = time.perf_counter() - start
+    if not disable:
+        from tqdm.auto import tqdm
+
+        tqdm.write(f"{desc}: {watch.seconds:.1f} s", file=sys.stderr)

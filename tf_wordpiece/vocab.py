@@ -8,6 +8,7 @@ from typing import Sequence, Union
 import tensorflow as tf
 
 from tf_wordpiece.files import looks_like_text_lines, write_text_atomically
+from tf_wordpiece.messages import counted, line_and_offset, not_utf8_message, shown_path
 
 VocabLike = Union[str, os.PathLike, Sequence[str], tf.lookup.StaticHashTable, tf.lookup.StaticVocabularyTable]
 
@@ -55,13 +56,13 @@ class Vocab(tf.Module):
                 ) from None
             raise
         self._ids = {t: i for i, t in enumerate(self.tokens)}  # for Python-side lookups
+        # One tensor of the tokens, which the table's keys are too: a SavedModel stores a tensor that
+        # several functions capture once, so the vocabulary is in it once, however many tables read it.
+        self.token_tensor = tf.constant(self.tokens, tf.string)
         self.table = tf.lookup.StaticHashTable(
-            tf.lookup.KeyValueTensorInitializer(
-                tf.constant(self.tokens, tf.string), tf.range(len(self.tokens), dtype=tf.int64)
-            ),
+            tf.lookup.KeyValueTensorInitializer(self.token_tensor, tf.range(len(self.tokens), dtype=tf.int64)),
             default_value=-1,
         )
-        self.token_tensor = tf.constant(self.tokens, tf.string)
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -80,7 +81,7 @@ class Vocab(tf.Module):
 
 def _describe(vocab: VocabLike) -> str:
     if isinstance(vocab, (str, os.PathLike)):
-        return f"vocab file {os.fspath(vocab)!r}"
+        return f"vocab file '{shown_path(vocab)}'"
     if isinstance(vocab, (tf.lookup.StaticHashTable, tf.lookup.StaticVocabularyTable)):
         return "vocab table"
     return "vocab list"
@@ -134,19 +135,21 @@ def read_vocab_file(path: str | os.PathLike) -> list[str]:
     """Reads vocab.txt (UTF-8 without BOM, one token a line, line n is id n; `\\n` or `\\r\\n` ends a line)."""
     path = os.fspath(path)
     if not os.path.isfile(path):
-        raise ValueError(f"vocab: vocab file {path!r} does not exist (or is not a file); pass the path of a vocab.txt")
+        raise ValueError(
+            f"vocab: vocab file '{shown_path(path)}' does not exist (or is not a file); pass the path of a vocab.txt"
+        )
     with open(path, "rb") as f:
         data = f.read()
     if data.startswith(b"\xef\xbb\xbf"):  # peers would keep it as part of the first token: a silently renamed token
         raise ValueError(
-            f"vocab: vocab file {path!r} starts with a UTF-8 byte order mark; re-save it as UTF-8 without BOM"
+            f"vocab: vocab file '{shown_path(path)}' starts with a UTF-8 byte order mark; re-save it as UTF-8 "
+            "without BOM"
         )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ValueError(
-            f"vocab: vocab file {path!r} is not valid UTF-8 (byte {e.start}); re-save it as UTF-8"
-        ) from None
+        line, offset = line_and_offset(data, e.start)
+        raise ValueError(not_utf8_message("vocab", path, line=line, offset=offset, byte=data[e.start])) from None
     _check_not_a_tokenizer_json(path, data)
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -157,7 +160,7 @@ def read_vocab_file(path: str | os.PathLike) -> list[str]:
 def _check_not_a_tokenizer_json(path: str, data: bytes) -> None:
     if data.lstrip().startswith(b"{") and b'"model"' in data:
         raise ValueError(
-            f"vocab: {path!r} looks like a Hugging Face tokenizer.json, not a vocab.txt; load it with "
+            f"vocab: '{shown_path(path)}' looks like a Hugging Face tokenizer.json, not a vocab.txt; load it with "
             "BertTokenizer.from_tokenizer_json (--tokenizer-json on the command line)"
         )
 
@@ -173,13 +176,14 @@ def _validate(tokens: list[str], source: str, required: Sequence[str]) -> None:
         seen.setdefault(token, i)
     if duplicates:
         raise ValueError(
-            f"vocab: the {source} has {len(duplicates)} duplicate token(s): {', '.join(duplicates[:5])}; "
+            f"vocab: the {source} has {counted(len(duplicates), 'duplicate token')}: {', '.join(duplicates[:5])}; "
             "each token must appear once (line n is id n)"
         )
     missing = [t for t in required if t not in seen]
     if missing:
         raise ValueError(
-            f"vocab: the {source} ({len(tokens)} tokens) lacks {missing}; add it or pass another unknown_token"
+            f"vocab: the {source} ({counted(len(tokens), 'token')}) lacks {missing}; add it or pass another "
+            "unknown_token"
         )
 
 

@@ -4,11 +4,16 @@
 //   node tokenize.mjs MODEL_DIR "Hello TensorFlow!" "Olá mundo"   # one JSON object per string
 //   node tokenize.mjs MODEL_DIR --json < strings.json             # a JSON array of strings in, one array out
 //
-// MODEL_DIR is what `TutorialTokenizer.save_tfjs` (or `tf-wordpiece export --tfjs`) wrote. In a browser, load it
-// with tf.loadGraphModel(URL_OF_MODEL_JSON) instead; the call is the same.
+// MODEL_DIR is what `TutorialTokenizer.save_tfjs` wrote, or one language's folder of what
+// `tf-wordpiece export --tfjs FOLDER` wrote (FOLDER/pt, FOLDER/en). In a browser, load it with
+// tf.loadGraphModel(URL_OF_MODEL_JSON) instead; the call is the same.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as tf from "@tensorflow/tfjs";
+
+// Production mode: no "looks like you are running TensorFlow.js in Node.js" banner (the pure-JavaScript
+// backend is the point here) and no debug checks.
+tf.enableProdMode();
 
 async function loadModel(dir) {
   // Pure @tensorflow/tfjs has no file system loader: hand it the files' contents.

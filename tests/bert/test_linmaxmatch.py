@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tf_wordpiece as twp
+from helpers.bert_reference import ReferenceBertTokenizer
 from helpers.contract import check_contract
 from helpers.ragged import batches, rows
 from tf_wordpiece.bert.linmaxmatch import INITIAL_ROOT, LinMaxMatchTrie
-from tf_wordpiece.bert.reference import ReferenceBertTokenizer
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
 
 MAX_EXAMPLES = int(os.environ.get("TF_WORDPIECE_MAX_EXAMPLES", "40"))

@@ -130,7 +130,7 @@ def test_contract(form, tmp_path):
 
 
 def test_basic_tokenizer_words_are_composed():
-    from tf_wordpiece.bert.basic_tokenizer import tf_text_basic_tokenizer
+    from tf_wordpiece.bert.recipes import TfTextRecipe
 
-    words = tf_text_basic_tokenizer(normalization_form="NFC").tokenize(["Cafe\u0301 \u1100\u1161\u11a8"])
+    words = TfTextRecipe(normalization_form="NFC").basic_tokenizer().tokenize(["Cafe\u0301 \u1100\u1161\u11a8"])
     assert [w.decode() for w in words.to_list()[0]] == ["Café", "각"]

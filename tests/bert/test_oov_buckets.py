@@ -97,12 +97,11 @@ def test_bad_combinations():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("split", [False, True], ids=["whole", "split"])
-def test_bert_whole_sample_unknown_none(vocab_tokens, multilingual, hard_strings, split):
-    """Not invalid UTF-8: such an unknown word is its raw bytes in tensorflow_text, U+FFFD for each
-    invalid sequence here (so its bucket differs; a known difference, see the README)."""
+def test_bert_whole_sample_unknown_none(vocab_tokens, multilingual, hard_strings, invalid_utf8, split):
+    """Invalid UTF-8 included: an unknown word holding it is its raw bytes, hashed as tensorflow_text hashes it."""
     options = dict(lower_case=True, unknown_token=None, split_unknown_characters=split)
     peer = text.BertTokenizer(table(vocab_tokens, 3), **options)
     ours = twp.BertTokenizer(table(vocab_tokens, 3), offsets="normalized", **options)
-    inputs = [s.encode("utf-8") for s in multilingual + hard_strings]
+    inputs = [s.encode("utf-8") for s in multilingual + hard_strings] + list(invalid_utf8)
     bad = differences(ours, peer, inputs, batch_size=1000)
     assert not bad, f"{len(bad)} of {len(inputs)} differ; first: {bad[:2]}"

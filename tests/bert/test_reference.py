@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tf_wordpiece as twp
-from tf_wordpiece.bert.reference import ReferenceBertTokenizer
+from helpers.bert_reference import ReferenceBertTokenizer
 
 MAX_EXAMPLES = int(os.environ.get("TF_WORDPIECE_MAX_EXAMPLES", "60"))
 ALPHABET = "abcé É.,!日 \t\u0301ßİ"

@@ -61,7 +61,7 @@ MODES = [
 
 def _whole_strings(tok: twp.BertTokenizer) -> twp.BertTokenizer:
     """The same tokenizer, forced onto the path that tokenizes whole strings."""
-    tok._by_chunks = False
+    tok.engine._by_chunks = False
     return tok
 
 
@@ -72,7 +72,7 @@ def _lists(outputs) -> list:
 @pytest.mark.parametrize("options", MODES, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
 def test_chunks_match_whole_strings(vocab_path, options):
     chunked = twp.BertTokenizer(vocab_path, **options)
-    assert chunked._by_chunks
+    assert chunked.engine._by_chunks
     whole = _whole_strings(twp.BertTokenizer(vocab_path, **options))
     assert _lists(chunked.tokenize_with_offsets(INPUTS)) == _lists(whole.tokenize_with_offsets(INPUTS))
     # In a graph (test_parity checks the batch cut into parallel shards).
@@ -134,12 +134,12 @@ def test_chunks_match_hugging_face(vocab_path):
 def test_when_chunks_are_exact(vocab_path, options, expected):
     tok = twp.BertTokenizer(vocab_path, **options)
     assert words_never_span_spaces(tok.basic_tokenizer) is expected
-    assert tok._by_chunks is expected
+    assert tok.engine._by_chunks is expected
 
 
 def test_added_tokens_with_normalized_offsets_take_whole_strings(vocab_path):
     tok = twp.BertTokenizer(vocab_path, compat="hf", offsets="normalized")
-    assert not tok._by_chunks
+    assert not tok.engine._by_chunks
 
 
 def test_fallback_is_still_exact(vocab_path):

@@ -8,30 +8,25 @@ SavedModel's own `tokenize_bytes`, whose ids are checked against `tokenize`
   run in `ai-edge-litert`, whose interpreter has no Flex delegate;
 - TF.js: the graph model of `save_tfjs`, run by `examples/tfjs/tokenize.mjs`
   in Node with @tensorflow/tfjs (pure JavaScript) from npm, installed once
-  into a cache folder (`TF_WORDPIECE_NPM_CACHE`, default ~/.cache/tf_wordpiece/npm);
+  into a cache folder (`helpers.node`);
 - XLA: every stage of the XLA core compiles (what a GPU or TPU would run).
 """
 
 from __future__ import annotations
 
-import json
-import os
 import pathlib
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
+from helpers import node
 from helpers.data import DATA, VOCAB
 from helpers.hard_strings import HARD_STRINGS
 from tf_wordpiece.export.module import CustomTokenizer
 from tf_wordpiece.numeric.batch import padded, separate
 
 RESERVED = ["[PAD]", "[UNK]", "[START]", "[END]"]
-REPO = pathlib.Path(__file__).resolve().parents[2]
-TFJS_VERSION = "4.22.0"
 BATCH = 2000  # lines per call
 
 
@@ -127,51 +122,18 @@ def test_tflite_with_builtin_ops_only(saved, lines, expected, tmp_path):
 
 @pytest.fixture(scope="module")
 def node_modules() -> pathlib.Path:
-    """A folder with @tensorflow/tfjs installed (npm install, once; cached between runs)."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("node and npm are needed for the TF.js check")
-    folder = pathlib.Path(os.environ.get("TF_WORDPIECE_NPM_CACHE", pathlib.Path.home() / ".cache/tf_wordpiece/npm"))
-    package = folder / "node_modules/@tensorflow/tfjs/package.json"
-    if not package.exists() or json.loads(package.read_text())["version"] != TFJS_VERSION:
-        folder.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [
-                "npm",
-                "install",
-                "--prefix",
-                str(folder),
-                "--no-audit",
-                "--no-fund",
-                "--silent",
-                f"@tensorflow/tfjs@{TFJS_VERSION}",
-            ],
-            check=True,
-            timeout=600,
-        )
-    return folder
+    return node.node_modules()
 
 
 def test_tfjs_in_node(module, node_modules, lines, expected, tmp_path):
     module.save_tfjs(tmp_path / "tfjs")
     assert sorted(p.name for p in (tmp_path / "tfjs").iterdir()) == ["group1-shard1of1.bin", "model.json"]
-    # Node resolves `import "@tensorflow/tfjs"` from the script's folder: run a copy beside node_modules.
-    script = node_modules / f"tokenize-{os.getpid()}.mjs"
-    shutil.copy(REPO / "examples/tfjs/tokenize.mjs", script)
-    try:
-        rows = []
-        for batch in batches(lines):
-            strings = [line.decode("utf-8", "replace") for line in batch]
-            proc = subprocess.run(
-                ["node", str(script), str(tmp_path / "tfjs"), "--json"],
-                input=json.dumps(strings),
-                capture_output=True,
-                text=True,
-                timeout=600,
-            )
-            assert proc.returncode == 0, proc.stderr[-3000:]
-            rows += [(r["token_ids"], r["starts"], r["ends"]) for r in json.loads(proc.stdout.splitlines()[-1])]
-    finally:
-        script.unlink()
+    rows = []
+    for batch in batches(lines):
+        strings = [line.decode("utf-8", "replace") for line in batch]
+        out, stderr = node.run_tokenize_mjs(node_modules, tmp_path / "tfjs", strings)
+        assert "looks like you are running TensorFlow.js in Node.js" not in stderr  # the example silences it
+        rows += [(r["token_ids"], r["starts"], r["ends"]) for r in out]
     valid = [i for i, line in enumerate(lines) if line == line.decode("utf-8", "replace").encode("utf-8")]
     assert [rows[i] for i in valid] == [expected[i] for i in valid]  # TextEncoder cannot make invalid UTF-8
 
@@ -187,11 +149,11 @@ def test_save_tfjs_never_replaces_a_users_folder(module, tmp_path):
     folder = tmp_path / "mine"
     folder.mkdir()
     (folder / "notes.txt").write_text("keep me")
-    with pytest.raises(ValueError, match="out_dir: .* is not a TF.js model written here"):
+    with pytest.raises(ValueError, match="out_dir: .* is a folder that is not a TF.js model"):
         module.save_tfjs(folder, overwrite=True)
     assert [p.name for p in folder.iterdir()] == ["notes.txt"]
     module.save_tfjs(tmp_path / "tfjs")
-    with pytest.raises(ValueError, match="already holds a TF.js model; pass overwrite=True"):
+    with pytest.raises(FileExistsError, match="already holds a TF.js model; pass overwrite=True"):
         module.save_tfjs(tmp_path / "tfjs")
     module.save_tfjs(tmp_path / "tfjs", overwrite=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "tfjs"]  # no hidden staging folder left
@@ -200,6 +162,6 @@ def test_save_tfjs_never_replaces_a_users_folder(module, tmp_path):
 def test_every_stage_of_the_xla_core_compiles(vocab_file):
     """What an accelerator runs: XLA compiles the whole pipeline, both stages in one function."""
     module = CustomTokenizer(RESERVED, str(vocab_file), lower_case=True, core="xla")
-    core = module.tokenizer._numeric_core
+    core = module.tokenizer.engine.numeric_core
     separated = padded(separate(tf.constant(list(b"Hello, TensorFlow!"), tf.int32), tf.constant([18])), 64)
     assert "HloModule" in core._compiled_stages(1).experimental_get_compiler_ir(*separated)(stage="hlo")

@@ -54,8 +54,12 @@ def serve_binary(tmp_path_factory) -> str:
     return str(out)
 
 
-def run_signature(binary: str, model_dir: str, key: str, strings: list[str]) -> dict:
-    """Runs signature `key` from C; returns {output name: nested list}."""
+def run_signature(binary: str, model_dir: str, key: str, strings: list[str | bytes], *, repeat: int = 0) -> dict:
+    """Runs signature `key` from C; returns {output name: nested list} (ints, or floats for float outputs).
+
+    With `repeat`, the signature runs that many more times and "timings" holds the C program's
+    {"load_ms": float, "run_ms": [first, then each repeat]}.
+    """
     proto = saved_model_pb2.SavedModel()
     proto.ParseFromString((pathlib.Path(model_dir) / "saved_model.pb").read_bytes())
     signature = proto.meta_graphs[0].signature_def[key]
@@ -63,8 +67,10 @@ def run_signature(binary: str, model_dir: str, key: str, strings: list[str]) -> 
     names = sorted(signature.outputs)
     outputs = [signature.outputs[name].name for name in names]
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    options = ["--repeat", str(repeat)] if repeat else []
+    arguments = [model_dir, str(len(inputs)), *inputs, str(len(outputs)), *outputs, str(len(strings))]
     proc = subprocess.run(
-        [binary, model_dir, str(len(inputs)), *inputs, str(len(outputs)), *outputs, str(len(strings)), *strings],
+        [binary, *options, *arguments, *strings],
         capture_output=True,
         text=True,
         timeout=600,
@@ -76,8 +82,17 @@ def run_signature(binary: str, model_dir: str, key: str, strings: list[str]) -> 
         head, values = line.split(" : ") if " : " in line else (line.rstrip(" :"), "")
         rank = int(head.split()[1])
         dims = [int(d) for d in head.split()[2 : 2 + rank]]
-        flat = [int(v) for v in values.split()]
-        result[name] = tf.reshape(tf.constant(flat, tf.int64), dims).numpy().tolist()
+        dtype = tf.float32 if signature.outputs[name].dtype == tf.float32.as_datatype_enum else tf.int64
+        flat = [dtype.as_numpy_dtype(v) for v in values.split()]
+        result[name] = tf.reshape(tf.constant(flat, dtype), dims).numpy().tolist()
+    if repeat:
+        timings = dict(
+            line.split(" ", 1) for line in proc.stderr.splitlines() if line.startswith(("load_ms", "run_ms"))
+        )
+        result["timings"] = {
+            "load_ms": float(timings["load_ms"]),
+            "run_ms": [float(t) for t in timings["run_ms"].split()],
+        }
     return result
 
 
@@ -133,3 +148,28 @@ def test_converter_in_tf_serving_layout_runs_from_c(serve_binary, tmp_path, caps
     assert summary["model_dir"] == str(out / "2") and sorted(p.name for p in out.iterdir()) == ["1", "2"]
     with pytest.raises(ValueError, match=r"serving_version: expected a positive int .* got 0"):
         converter.export_converter(str(tmp_path / "converter"), pairs, serving_version=0)
+
+
+def test_text_classifier_serves_strings_from_c(serve_binary, vocab_tokens, multilingual, tmp_path):
+    """The BERT classifier (tokenizer and model in one SavedModel, `model.export`) run from C: TF Serving's loader."""
+    pytest.importorskip("keras_hub")
+    from helpers.classifier import assert_logits_close, small_classifier
+
+    model = small_classifier(vocab_tokens, compat="tf_text", core="numeric")
+    lines = multilingual[:40] + ["", "Ünïcödé straße 日本語 " * 50]
+    invalid = [b"caf\xe9", b"\xff\xfe x"]  # argv carries any bytes but NUL
+    want = model.predict(tf.constant([s.encode("utf-8") for s in lines] + invalid), verbose=0)
+    path = str(tmp_path / "classifier")
+    model.export(path, verbose=False)
+    served = run_signature(serve_binary, path, "serving_default", [*lines, *invalid], repeat=2)
+    (name,) = [k for k in served if k != "timings"]
+    assert_logits_close(served[name], want)
+    assert len(served["timings"]["run_ms"]) == 3 and served["timings"]["load_ms"] > 0
+
+    proc = subprocess.run(
+        [serve_binary, str(tmp_path / "missing"), "1", "serving_default_strings:0", "1", "x:0", "1", "a"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 1 and "TF_LoadSessionFromSavedModel:" in proc.stderr and "missing" in proc.stderr

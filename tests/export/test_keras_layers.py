@@ -21,7 +21,7 @@ keras = pytest.importorskip("keras")
 if not keras.__version__.startswith("3."):
     pytest.skip("the layers need Keras 3", allow_module_level=True)
 
-from tf_wordpiece.bert.tokenizer import BertTokenizer  # noqa: E402
+from tf_wordpiece.bert_tokenizer.tokenizer import BertTokenizer  # noqa: E402
 from tf_wordpiece.keras_layers import BertInputsPacker, WordPieceTokenizer  # noqa: E402
 
 LINES = ["Hello TensorFlow!", "Ünïcödé straße 日本語", "", "the cat sat on the mat", "a b c d e f g h i j k l m n o"]

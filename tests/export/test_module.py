@@ -17,7 +17,7 @@ import tensorflow as tf
 from helpers.data import VOCAB
 from tf_wordpiece.bert.packing import round_robin_lengths
 from tf_wordpiece.export import converter
-from tf_wordpiece.export.module import CustomTokenizer
+from tf_wordpiece.export.module import CustomTokenizer, TutorialTokenizer
 
 text = pytest.importorskip("tensorflow_text")
 
@@ -73,6 +73,30 @@ def test_signatures(module):
     served = module.serving(tf.constant(["Hello", "Hello TensorFlow!"]))
     assert served["lengths"].numpy().tolist() == [3, 6]
     assert served["token_ids"].numpy()[0].tolist() == ids.to_list()[0][:1] + [7592] + ids.to_list()[0][-1:] + [0] * 3
+
+
+def test_special_ids_are_the_tokenizers(module):
+    ids = module.tokenizer.token_to_id
+    assert (module._start, module._end, module._pad) == (ids("[START]"), ids("[END]"), ids("[PAD]")) == (1, 2, 0)
+    assert (module._cls, module._sep) == (ids("[CLS]"), ids("[SEP]")) == (101, 102)
+
+
+@pytest.mark.parametrize("seq_length", [5, 16, 40])
+def test_hf_bert_inputs_are_what_encode_gave(tutorial_vocab, seq_length):
+    """compat="hf" packs with FixedLengthTemplate (longest first), as the old `encode`-based packing did."""
+    module = CustomTokenizer(RESERVED, tutorial_vocab, compat="hf", lower_case=True, seq_length=seq_length)
+    pairs = converter.embedded_pairs()[:300] + [("", ""), ("[CLS] [SEP] [PAD]", "a " * 60), ("x " * 50, "")]
+    first, second = (tf.constant([pair[i] for pair in pairs]) for i in (0, 1))
+    names = {"input_word_ids": "ids", "input_type_ids": "type_ids", "input_mask": "attention_mask"}
+    for args, packed in (
+        ((first,), module.bert_pack_inputs(first)),
+        ((first, second), module.bert_pack_pair_inputs(first, second)),
+    ):
+        old = module.tokenizer.encode(
+            *args, truncation="longest_first", max_length=seq_length, padding="max_length"
+        )  # the template from the vocabulary's [CLS]/[SEP]/[PAD], as the old CustomTokenizer gave encode
+        for name, field in names.items():
+            assert packed[name].numpy().tolist() == getattr(old, field).numpy().tolist(), name
 
 
 def test_bert_inputs(module):
@@ -227,3 +251,56 @@ def test_export_command_is_atomic_and_refuses_to_overwrite(tmp_path, capsys):
     bad.write_text("only one field\n", encoding="utf-8")
     assert main(["export", "--input", str(bad), "--out", str(tmp_path / "x")]) == 2
     assert "expected 2" in capsys.readouterr().err and not (tmp_path / "x").exists()
+
+
+RARE = "zqxjvocabcopies"
+
+
+@pytest.mark.parametrize("core", ["string", "numeric"])
+def test_saved_model_holds_the_vocabulary_in_the_asset_and_one_token_tensor(tmp_path, core):
+    """A rare token's bytes occur twice in the saved files: in the vocab.txt asset and in the one token tensor
+    that lookup, detokenize, get_vocab_size and the graph's lookup tables (made when the model loads) read."""
+    tokens = RESERVED + ["[CLS]", "[SEP]", "hello", "##lo", RARE, "##" + RARE[:6]]
+    module = CustomTokenizer(RESERVED, tokens, vocab_file=tmp_path / "vocab.txt", core=core, seq_length=8)
+    out = tmp_path / "model"
+    converter.save_atomically(module, str(out), signatures=module.signatures())
+    counts = {str(f.relative_to(out)): f.read_bytes().count(RARE.encode()) for f in out.rglob("*") if f.is_file()}
+    assert counts.pop("assets/vocab.txt") == 1
+    assert sum(counts.values()) == 1, counts
+    loaded = tf.saved_model.load(str(out))
+    ids = loaded.tokenize(tf.constant([f"hellolo {RARE}{RARE[:6]}"]))
+    assert ids.to_list() == [[2, 6, 7, 8, 9, 3]]
+    assert loaded.lookup(ids).to_list()[0][1:-1] == [b"hello", b"##lo", RARE.encode(), b"##" + RARE[:6].encode()]
+    assert loaded.detokenize(ids).numpy().tolist() == [f"hellolo {RARE}{RARE[:6]}".encode()]
+    assert int(loaded.get_vocab_size()) == len(tokens)
+    assert loaded.get_vocab_path().numpy().decode().endswith("vocab.txt")
+
+
+def test_converter_from_lists_writes_its_assets_where_told(tmp_path):
+    pt, en = ["[PAD]", "[UNK]", "[START]", "[END]", "olá"], ["[PAD]", "[UNK]", "[START]", "[END]", RARE]
+    with pytest.raises(ValueError, match="vocab_dir: token lists need the folder"):
+        converter.Converter(pt, en)
+    module = converter.Converter(pt, en, vocab_dir=tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["en_vocab.txt", "pt_vocab.txt"]
+    out = tmp_path / "model"
+    converter.save_atomically(module, str(out), signatures=module.signatures())
+    assert sorted(p.name for p in (out / "assets").iterdir()) == ["en_vocab.txt", "pt_vocab.txt"]
+    assert sum(f.read_bytes().count(RARE.encode()) for f in out.rglob("*") if f.is_file()) == 2
+    loaded = tf.saved_model.load(str(out))
+    assert loaded.en.tokenize(tf.constant([RARE])).to_list() == [[2, 4, 3]]
+    assert loaded.pt.get_vocab_path().numpy().decode().endswith("pt_vocab.txt")
+
+
+def test_a_token_list_needs_a_new_vocab_file(tmp_path):
+    tokens = RESERVED + ["hi"]
+    with pytest.raises(ValueError, match="vocab_file: a list of tokens needs the path"):
+        TutorialTokenizer(RESERVED, tokens)
+    (tmp_path / "mine.txt").write_text("[UNK]\nmine\n", encoding="utf-8")
+    with pytest.raises(FileExistsError, match="vocab_file: .*mine.txt already exists"):
+        TutorialTokenizer(RESERVED, tokens, vocab_file=tmp_path / "mine.txt")
+    assert (tmp_path / "mine.txt").read_text(encoding="utf-8") == "[UNK]\nmine\n"
+    with pytest.raises(ValueError, match="vocab_file: .* is for a list of tokens"):
+        TutorialTokenizer(RESERVED, str(tmp_path / "mine.txt"), vocab_file=tmp_path / "other.txt")
+    with pytest.raises(ValueError, match=r"reserved_tokens: \['\[END\]'\] not in the vocabulary"):
+        TutorialTokenizer(RESERVED, ["[PAD]", "[UNK]", "[START]"], vocab_file=tmp_path / "v.txt")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt"]

@@ -7,6 +7,9 @@ tests/conftest.py puts tests/ on sys.path, so test modules import them as `from 
 - oracles: Hugging Face `tokenizers` built from the shared tokenizer.json, and `encode` compared with it.
 - ragged: RaggedTensors as Python lists, fast; batches of a list.
 - subword: a SubwordTextEncoder's encode / decode over many lines.
+- bert_reference, subword_reference: slow, readable pure-Python twins of the BERT tokenizer (and of
+  transformers' `do_basic_tokenize=False` split) and of the t2t subword encoder, which the hypothesis and
+  parity tests compare the graphs with.
 - contract: what every tokenizer must do eagerly, in tf.function, in tf.data, after a SavedModel round trip.
 - hard_strings: the hard inputs every parity sweep runs.
 - learner_cases: the learner's identity cases (tools/gen_learner_references.py caches the peer's answers).

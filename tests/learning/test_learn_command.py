@@ -155,3 +155,36 @@ def test_tfds_pairs_not_utf8_is_an_error_naming_the_example(monkeypatch):
     monkeypatch.setattr(tfds, "as_numpy", lambda dataset: [(b"ok", b"fine"), (b"caf\xe9", b"coffee")])
     with pytest.raises(ValueError, match=r"--tfds: ted_hrlr_translate/pt_to_en:train example 1 is not UTF-8 .*0xe9"):
         converter.tfds_pairs("ted_hrlr_translate/pt_to_en")
+
+
+@pytest.mark.parametrize(
+    "counts, size, threshold, where",
+    [
+        (
+            {"ab": 40, "cd": 30, "ef": 20, "gh": 12, "ij": 11},
+            23,
+            25,
+            "searched within --lower-thresh 10 .. --upper-thresh 10000000 and the word counts",
+        ),
+        # At the lowest threshold searched the vocabulary is still short: the search's last step goes one below.
+        (
+            {"ab": 11, "cd": 10},
+            100,
+            9,
+            "one below --lower-thresh 10, the lowest threshold searched: the vocabulary was still short of the "
+            "target there",
+        ),
+        # No word reaches --lower-thresh: the range 10 .. 3 is empty and the search takes its middle.
+        ({"ab": 3, "cd": 2}, 100, 6, "halfway between the highest word count 3 and --lower-thresh 10"),
+    ],
+)
+def test_summary_says_where_the_threshold_search_ended(counts, size, threshold, where):
+    from types import SimpleNamespace
+
+    from tf_wordpiece.learning.params import threshold_summary
+
+    stats: dict = {}
+    twp.learn(counts, size, ["[UNK]"], stats=stats)
+    assert stats["threshold"] == threshold
+    summary = threshold_summary(stats, SimpleNamespace(lower_thresh=10, upper_thresh=10_000_000))
+    assert summary.startswith(f"count threshold {threshold} ({where}")

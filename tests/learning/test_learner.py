@@ -17,7 +17,7 @@ from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_li
 import tf_wordpiece as twp
 from helpers.data import DATA
 from helpers.learner_cases import CASES, RESERVED, corpus
-from tf_wordpiece.bert.basic_tokenizer import tf_text_basic_tokenizer
+from tf_wordpiece.bert.recipes import TfTextRecipe
 from tf_wordpiece.learning.word_counts import count_words
 
 
@@ -59,7 +59,7 @@ def test_word_counts_identical_to_tf_text(multilingual, params):
     from tensorflow_text.python.ops.bert_tokenizer import BasicTokenizer  # what bert_vocab_from_dataset uses
 
     dataset = tf.data.Dataset.from_tensor_slices(multilingual[:5000]).batch(1000)
-    ours = count_words(dataset, tf_text_basic_tokenizer(**params))
+    ours = count_words(dataset, TfTextRecipe(**params).basic_tokenizer())
     theirs = peer_learner.count_words(dataset.map(BasicTokenizer(**params).tokenize))
     assert list(ours.items()) == list(theirs.items())
 
@@ -97,7 +97,7 @@ def test_word_counts_identical_to_tf_text_on_hostile_text(hard_strings, params):
     ] + [s for s in hard_strings if s.isprintable()][:50]
     lines = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 12))) for _ in range(3000)] + hard_strings
     dataset = tf.data.Dataset.from_tensor_slices(lines).batch(700)
-    ours = count_words(dataset, tf_text_basic_tokenizer(**params))
+    ours = count_words(dataset, TfTextRecipe(**params).basic_tokenizer())
     theirs = peer_learner.count_words(dataset.map(BasicTokenizer(**params).tokenize))
     assert list(ours.items()) == list(theirs.items())
 
@@ -198,7 +198,7 @@ def test_bad_dataset_and_params_are_named():
 
 def test_invalid_utf8_words_are_skipped_and_counted():
     dataset = tf.data.Dataset.from_tensor_slices([b"ok \xff\xfe bad", b"ok caf\xc3"])
-    counts = count_words(dataset, tf_text_basic_tokenizer())
+    counts = count_words(dataset, TfTextRecipe().basic_tokenizer())
     assert dict(counts) == {"ok": 2, "bad": 1}
     assert counts.skipped_invalid_utf8 == 2
     assert counts.lines == 2
@@ -206,7 +206,7 @@ def test_invalid_utf8_words_are_skipped_and_counted():
 
 def test_any_shape_of_strings_counts_the_same():
     lines = ["The cat sat.", "the dog", "", "a cat"]
-    tokenizer = tf_text_basic_tokenizer(lower_case=True)
+    tokenizer = TfTextRecipe(lower_case=True).basic_tokenizer()
     scalars = count_words(tf.data.Dataset.from_tensor_slices(lines), tokenizer)
     matrix = count_words(tf.data.Dataset.from_tensors(tf.reshape(lines, [2, 2])), tokenizer)
     ragged = count_words(tf.data.Dataset.from_tensors(tf.ragged.constant([lines[:1], lines[1:]])), tokenizer)

@@ -13,6 +13,7 @@ from tensorflow.core.protobuf import saved_model_pb2
 
 import tf_wordpiece as twp
 from helpers.subword import decode_all, encode_all
+from helpers.subword_reference import decode_ids, encode_text
 from tf_wordpiece import subword as sl
 from tf_wordpiece.export.converter import save_atomically
 
@@ -34,7 +35,7 @@ def test_every_line_of_both_samples_round_trips_and_matches_the_python_twin(lear
     for lines in (multilingual, pt_en):
         ids = encode_all(learned, lines)
         assert decode_all(learned, ids) == lines
-        assert ids == [sl.encode_text(line, learned.subtokens) for line in lines]
+        assert ids == [encode_text(line, learned.subtokens) for line in lines]
 
 
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
@@ -42,8 +43,8 @@ def test_every_line_of_both_samples_round_trips_and_matches_the_python_twin(lear
 def test_any_unicode_round_trips(learned, strings):
     ids = learned.encode(tf.constant(strings))
     assert [s.decode("utf-8") for s in learned.decode(ids).numpy()] == strings
-    assert ids.to_list() == [sl.encode_text(s, learned.subtokens) for s in strings]
-    assert all(sl.decode_ids(sl.encode_text(s, learned.subtokens), learned.subtokens) == s for s in strings)
+    assert ids.to_list() == [encode_text(s, learned.subtokens) for s in strings]
+    assert all(decode_ids(encode_text(s, learned.subtokens), learned.subtokens) == s for s in strings)
 
 
 @pytest.mark.parametrize(
@@ -86,7 +87,7 @@ def test_graph_unescape_edge_cases(learned):
     for escaped in ["\\9999999;_", "\\;_", "\\12_", "\\\\u_", "\\0065;_", "\\1114111;\\1114112;_"]:
         token_ids = [ids[c] for c in escaped]
         got = learned.decode(tf.constant([token_ids], tf.int64)).numpy()[0].decode("utf-8")
-        assert got == sl.decode_ids(token_ids, learned.subtokens), escaped
+        assert got == decode_ids(token_ids, learned.subtokens), escaped
     out_of_range = tf.constant([[ids["a"], -1, len(learned.subtokens), ids["b"]]], tf.int64)
     assert learned.decode(out_of_range).numpy().tolist() == [b"ab"]  # unknown ids decode to nothing, as in t2t
 
@@ -214,7 +215,7 @@ def test_target_size_below_the_minimum(multilingual):
     "write, match",
     [
         (None, r"cannot read the vocab file .*No such file"),
-        (b"'<pad>_'\n'\xff'\n", r"not valid UTF-8 \(byte 10\)"),
+        (b"'<pad>_'\n'\xff'\n", r"vocab is not UTF-8 text: line 2 holds the byte 0xff at byte offset 1; convert"),
         (b"\n\n", r"has no subtokens"),
         ("'<pad>_'\n'<EOS>_'\n'ab_'\n".encode(), r"malformed: .* not subtokens on their own"),
     ],
@@ -273,3 +274,71 @@ def test_prefix_counts_equal_the_plain_loop(weights):
     assert dict(sl.prefix_counts(weights)) == expected
     no_nul = {k.replace("\x00", "c"): w for k, w in weights.items()}
     assert sum(sl.prefix_counts(no_nul).values()) == sum(len(k) * w for k, w in no_nul.items())
+
+
+# --- scalars and Python lists at encode / decode (issue 18, fault 9) ------------------------------------------
+
+SCALAR_LINES = ["hello world", "the world is a hello", "hello, world!"] * 4
+
+
+@pytest.fixture(scope="module", params=["t2t", "tfds"])
+def encoder(request):
+    target = 60 if request.param == "t2t" else 300  # tfds: at least padding and the 256 bytes
+    return twp.SubwordTextEncoder.build_from_corpus(SCALAR_LINES, target, compat=request.param, verbose=False)
+
+
+@pytest.mark.parametrize("line", ["hello world", "", "hello, worlds! \u00e9_x"])
+def test_subword_scalar_encode_is_a_list_of_ids(encoder, line):
+    ids = encoder.encode(line)
+    assert ids.shape.rank == 1 and ids.dtype == tf.int64
+    assert ids.numpy().tolist() == encoder.encode(tf.constant([line])).to_list()[0]
+    assert encoder.encode([line]).to_list() == [ids.numpy().tolist()]  # a Python list is a batch
+    assert encoder.decode(ids).numpy().decode() == line  # 1-D ids -> a scalar string
+    assert encoder.decode(ids.numpy().tolist()).numpy().decode() == line  # a Python list of int too
+    assert encoder.decode([ids.numpy().tolist()]).numpy().tolist() == [line.encode()]
+
+
+def test_subword_scalar_matches_tfds():
+    tfds = pytest.importorskip("tensorflow_datasets")
+    ours = twp.SubwordTextEncoder.build_from_corpus(SCALAR_LINES, 300, compat="tfds", verbose=False)
+    peer = tfds.deprecated.text.SubwordTextEncoder(vocab_list=ours.subtokens)
+    for line in ["hello world", "hello, worlds!", "zz_top"]:
+        assert ours.encode(line).numpy().tolist() == peer.encode(line)
+        assert ours.decode(peer.encode(line)).numpy().decode() == peer.decode(peer.encode(line))
+
+
+def test_subword_python_inputs_do_not_retrace(encoder):
+    encode_fn = encoder.encode.__dict__["__call__"]
+    decode_fn = encoder.decode.__dict__["__call__"]
+    encoder.encode("warm up")
+    encoder.encode(["warm", "up"])
+    encoder.decode([1, 2])
+    traces = encode_fn.experimental_get_tracing_count(), decode_fn.experimental_get_tracing_count()
+    for line in ["a", "bb", "hello there", "x y z"]:
+        encoder.decode(encoder.encode(line).numpy().tolist())
+        encoder.decode(encoder.encode([line, line + "!", ""]))
+    assert (encode_fn.experimental_get_tracing_count(), decode_fn.experimental_get_tracing_count()) == traces
+
+
+def test_subword_scalars_in_graphs_and_saved_model(encoder, tmp_path):
+    want = [encoder.encode(line).numpy().tolist() for line in SCALAR_LINES[:3]]
+    graph = tf.function(lambda s: encoder.encode(s))
+    assert [graph(tf.constant(line)).numpy().tolist() for line in SCALAR_LINES[:3]] == want
+    dataset = tf.data.Dataset.from_tensor_slices(SCALAR_LINES[:3]).map(encoder.encode)
+    assert [t.numpy().tolist() for t in dataset] == want
+    decoded = tf.data.Dataset.from_tensor_slices(SCALAR_LINES[:3]).map(lambda s: encoder.decode(encoder.encode(s)))
+    assert [t.numpy().decode() for t in decoded] == SCALAR_LINES[:3]
+    tf.saved_model.save(encoder, str(tmp_path / "enc"))
+    loaded = tf.saved_model.load(str(tmp_path / "enc"))
+    assert [loaded.encode(tf.constant(line)).numpy().tolist() for line in SCALAR_LINES[:3]] == want
+    assert loaded.decode(tf.constant(want[0], tf.int64)).numpy().decode() == SCALAR_LINES[0]
+    assert loaded.encode(tf.constant(SCALAR_LINES[:3])).to_list() == want
+
+
+def test_subword_bad_ranks(encoder):
+    with pytest.raises(ValueError, match=r"strings: expected a string or a \[batch\] vector"):
+        encoder.encode([["a"]])
+    with pytest.raises(ValueError, match=r"ids: expected int \[ids\] or \[batch, ids\]"):
+        encoder.decode(tf.zeros([1, 1, 1], tf.int64))
+    with pytest.raises(TypeError, match="ids: expected integer ids"):
+        encoder.decode(["a"])

@@ -9,7 +9,6 @@ import numpy as np
 import tensorflow as tf
 
 from tf_wordpiece.base import TokenizerWithOffsets
-from tf_wordpiece.bert import normalizers, pre_tokenizers
 from tf_wordpiece.bert.added_tokens import AddedTokens
 from tf_wordpiece.bert.composition import Composer
 from tf_wordpiece.bert.normalizers import Normalizer
@@ -17,7 +16,6 @@ from tf_wordpiece.bert.pre_tokenizers import PreTokenizer
 from tf_wordpiece.shapes import map_over_strings, rows_of_values, rows_to_splits, scalar_as_batch
 from tf_wordpiece.unicode import tables as ut
 from tf_wordpiece.unicode.classes import ISOLATED
-from tf_wordpiece.unicode.normalization import NORMALIZATION_FORMS
 from tf_wordpiece.unicode.utf8 import ahead, behind
 
 # tensorflow_text's `preserve_unused_token` pattern (python/ops/bert_tokenizer.py).
@@ -25,23 +23,26 @@ _UNUSED_TOKEN_BODY = r"unused\d+"
 
 
 class Words(NamedTuple):
-    """The words of a flat batch of n strings.
+    """The words of a flat batch of strings: what the basic tokenizer hands to WordPiece.
 
-    text: string [w], UTF-8 of each normalized word.
+    text: string [w], UTF-8 of each normalized word (a matched added token's
+      word is its content, normalized for a `normalized=True` one).
     row: int64 [w], the string each word comes from.
+    num_strings: int64 scalar, the number of strings n (some may have no word).
     begin, end: int64 RaggedTensor [w, chars], byte offsets of each character
       in the original string (`end` is exclusive).
     normalized_begin, normalized_end: the same in the normalized string.
-    added: int32 [w], index of the matched added token, -1 for ordinary words.
+    added_id: int64 [w], the id of the matched added token, -1 for other words.
     """
 
     text: tf.Tensor
     row: tf.Tensor
+    num_strings: tf.Tensor
     begin: tf.RaggedTensor
     end: tf.RaggedTensor
     normalized_begin: tf.RaggedTensor
     normalized_end: tf.RaggedTensor
-    added: tf.Tensor
+    added_id: tf.Tensor
 
 
 class BasicTokenizer(TokenizerWithOffsets):
@@ -65,7 +66,7 @@ class BasicTokenizer(TokenizerWithOffsets):
       invalid_utf8: `"keep"` or `"replace"`, see above. Defaults to `"keep"`.
       scalar_as_batch: a scalar string gives [1, words] (tensorflow_text's
         BasicTokenizer) instead of [words]. Defaults to `False` (`True` in
-        `BertTokenizer(compat="tf_text")` and `tf_text_basic_tokenizer`).
+        `TfTextRecipe(...).basic_tokenizer()`, which `BertTokenizer(compat="tf_text")` uses).
 
     Build one with `BertTokenizer(...).basic_tokenizer`, or directly:
 
@@ -104,6 +105,8 @@ class BasicTokenizer(TokenizerWithOffsets):
             self._added_text = tf.constant(
                 [normalized.get(i, t.content) for i, t in enumerate(self.added_tokens.flags)] or [""], tf.string
             )
+            ids = [-1 if t.id is None else t.id for t in self.added_tokens.flags]
+            self._added_ids = tf.constant(ids or [-1], tf.int64)
         # HF's normalizer puts spaces around CJK ideographs ("spaced"): its normalized-pass flags see them.
         flags = [self.added_tokens.flags[i] for i, _ in self._normalized_patterns]
         self._spaced = None
@@ -140,20 +143,16 @@ class BasicTokenizer(TokenizerWithOffsets):
 
     def _flat_tokenize_with_offsets(self, flat: tf.Tensor) -> tuple:
         words = self.split(flat)
-        text = words.text
-        if self.added_tokens:  # `split` writes their marker; WordPiece takes their ids instead
-            text = tf.where(words.added >= 0, tf.gather(self._added_text, tf.maximum(words.added, 0)), text)
-        nrows = tf.size(flat, out_type=tf.int64)
         begin = words.begin.flat_values
         end = words.end.flat_values
         first = words.begin.row_starts()
         last = words.end.row_limits() - 1
-        outputs = (text, tf.gather(begin, first), tf.gather(end, last))
-        splits = rows_to_splits(words.row, nrows)
+        outputs = (words.text, tf.gather(begin, first), tf.gather(end, last))
+        splits = rows_to_splits(words.row, words.num_strings)
         return tuple(tf.RaggedTensor.from_row_splits(t, splits, validate=False) for t in outputs)
 
     def split(self, strings: tf.Tensor) -> Words:
-        """string [n] -> Words (the internal form the WordPiece stage consumes)."""
+        """string [n] -> Words, with each character's offsets: what `WordpieceTokenizer.tokenize_words` takes."""
         chars, starts = tf.strings.unicode_decode_with_offsets(
             strings, "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8
         )
@@ -202,16 +201,30 @@ class BasicTokenizer(TokenizerWithOffsets):
 
         chars = per_word(normalized)
         first = tf.gather(spans.kept, chars.row_starts())
+        char_begin, char_end = per_word(begin), per_word(end)
         text = _encode(chars)
-        added = tf.gather(normalized, first)
+        if self.invalid_utf8 == "keep":  # tensorflow_text keeps invalid UTF-8 as its bytes, which no piece matches
+            text = tf.cond(
+                tf.reduce_any(chars.flat_values == ut.INVALID_UTF8),
+                lambda: _encode_keeping_invalid_bytes(chars, text, strings, per_word(rows), char_begin, char_end),
+                lambda: text,
+            )
+        first_code_point = tf.gather(normalized, first)
+        added = tf.where(first_code_point < 0, -1 - first_code_point, -1)  # the added token's index: its marker
+        added_id = tf.fill(tf.shape(text), tf.constant(-1, tf.int64))
+        if self.added_tokens:
+            index = tf.maximum(added, 0)
+            text = tf.where(added >= 0, tf.gather(self._added_text, index), text)
+            added_id = tf.where(added >= 0, tf.gather(self._added_ids, index), added_id)
         return Words(
             text=text,
             row=tf.cast(tf.gather(rows, first), tf.int64),
-            begin=per_word(begin),
-            end=per_word(end),
+            num_strings=tf.size(strings, out_type=tf.int64),
+            begin=char_begin,
+            end=char_end,
             normalized_begin=per_word(normalized_begin),
             normalized_end=per_word(normalized_end),
-            added=tf.where(added < 0, -1 - added, -1),
+            added_id=added_id,
         )
 
     def _compose(self, normalized, rows, begin, end):
@@ -325,55 +338,40 @@ def _encode(chars: tf.RaggedTensor) -> tf.Tensor:
     return tf.strings.unicode_encode(chars.with_flat_values(values), "UTF-8")
 
 
+def _encode_keeping_invalid_bytes(chars, text, strings, char_row, char_begin, char_end) -> tf.Tensor:
+    """Code points [w, chars] -> UTF-8 [w], each invalid UTF-8 character written as the bytes it was.
+
+    `char_row`, `char_begin`, `char_end` ([w, chars]) say where each character
+    comes from in `strings`. A word whose bytes would decode to other
+    characters (normalization deleted what stood between two invalid
+    sequences, which then join) keeps its `text` (U+FFFD for them), so that
+    WordPiece sees the characters counted here.
+    """
+    values = chars.flat_values
+    invalid = values == ut.INVALID_UTF8
+    one_each = tf.RaggedTensor.from_row_lengths(
+        tf.where((values >= 0) & ~invalid, values, ut.REPLACEMENT_CHARACTER), tf.ones_like(values, tf.int64)
+    )
+    source = tf.gather(strings, tf.cast(char_row.flat_values, tf.int64))
+    raw = tf.strings.substr(source, char_begin.flat_values, char_end.flat_values - char_begin.flat_values)
+    pieces = tf.where(invalid, raw, tf.strings.unicode_encode(one_each, "UTF-8"))
+    kept = tf.strings.reduce_join(chars.with_flat_values(pieces), axis=1)
+    decoded = tf.strings.unicode_decode(kept, "UTF-8", errors="replace")
+    return tf.where(decoded.row_lengths() == chars.row_lengths(), kept, text)
+
+
 def _normalized_offsets(
     normalized: tf.Tensor, rows: tf.Tensor, source_length: tf.Tensor
 ) -> tuple[tf.Tensor, tf.Tensor]:
     """Byte offsets of each normalized code point within its normalized string (int64).
 
-    Invalid UTF-8 keeps its own length (`source_length`, the bytes it came from).
+    Invalid UTF-8 and added tokens matched in the raw text (negative markers)
+    keep their own length (`source_length`, the bytes they came from).
     """
     length = tf.cast(ut.utf8_length(tf.maximum(normalized, 0)), tf.int64)
-    length = tf.where(normalized == ut.INVALID_UTF8, source_length, length)
+    length = tf.where((normalized == ut.INVALID_UTF8) | (normalized < 0), source_length, length)
     total = tf.cumsum(length, exclusive=True)
     num_rows = tf.reduce_max(tf.concat([rows, [-1]], 0)) + 1
     row_base = tf.math.unsorted_segment_min(total, rows, num_rows)
     begin = total - tf.gather(row_base, rows)
     return begin, begin + length
-
-
-def tf_text_basic_tokenizer(
-    *,
-    lower_case: bool = False,
-    keep_whitespace: bool = False,
-    normalization_form: str | None = None,
-    preserve_unused_token: bool = False,
-    added_tokens: AddedTokens | None = None,
-) -> BasicTokenizer:
-    """The basic tokenizer of `tensorflow_text.BasicTokenizer` with the same arguments.
-
-    The vocabulary learner and `BertTokenizer(compat="tf_text")` both split
-    words with it (the tokenizer adds its `special_tokens` as `added_tokens`).
-    Output: string [..., words], like tensorflow_text.
-
-    >>> tf_text_basic_tokenizer(lower_case=True).tokenize(["Ünïcode [unused1]!"]).to_list()
-    [[b'unicode', b'[', b'unused1', b']', b'!']]
-    """
-    check_tf_text_normalization(normalization_form, lower_case=lower_case)
-    return BasicTokenizer(
-        normalizers.tf_text_normalizer(lower_case=lower_case, normalization_form=normalization_form),
-        pre_tokenizers.tf_text_pre_tokenizer(keep_whitespace=keep_whitespace),
-        added_tokens=added_tokens,
-        preserve_unused_token=preserve_unused_token,
-        scalar_as_batch=True,
-    )
-
-
-def check_tf_text_normalization(normalization_form: str | None, *, lower_case: bool) -> None:
-    """tensorflow_text's normalization options that tf_wordpiece reproduces; a ValueError for the others."""
-    if normalization_form not in NORMALIZATION_FORMS:
-        raise ValueError(f"normalization_form: expected one of {list(NORMALIZATION_FORMS)}, got {normalization_form!r}")
-    if lower_case and normalization_form not in (None, "NFD"):
-        raise ValueError(
-            f"normalization_form: lower_case=True already applies NFD, got normalization_form={normalization_form!r}; "
-            "pass None or 'NFD', or lower_case=False"
-        )

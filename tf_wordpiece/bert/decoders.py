@@ -10,12 +10,17 @@ import tensorflow as tf
 from tf_wordpiece.shapes import as_ids, value_rows
 
 
-def wordpiece_detokenize(token_ids, tokens: tf.Tensor, suffix_indicator: str, unknown_token: str) -> tf.RaggedTensor:
+def wordpiece_detokenize(
+    token_ids, tokens: tf.Tensor, suffix_indicator: str, unknown_token: str, *, fast_wordpiece: bool = False
+) -> tf.RaggedTensor:
     """tensorflow_text's WordpieceTokenizer.detokenize: ids [..., pieces] -> words [..., words].
 
     Pieces are joined with spaces, `" " + suffix_indicator` is removed, and the
-    result is split on spaces. Ids at or past the vocabulary size become
-    `unknown_token`; negative ids are an InvalidArgumentError.
+    result is split on spaces: with an empty suffix indicator every piece
+    continues the word, as in tensorflow_text's WordpieceTokenizer, except with
+    `fast_wordpiece` (its FastWordpieceTokenizer keeps each piece a word). Ids
+    at or past the vocabulary size become `unknown_token`; negative ids are an
+    InvalidArgumentError.
 
     >>> vocab = tf.constant(["[UNK]", "un", "##aff", "##able", "!"])
     >>> wordpiece_detokenize(tf.ragged.constant([[1, 2, 3, 4, 9]]), vocab, "##", "[UNK]").to_list()
@@ -38,7 +43,7 @@ def wordpiece_detokenize(token_ids, tokens: tf.Tensor, suffix_indicator: str, un
     else:
         pieces = tf.RaggedTensor.from_tensor(lookup(ids))
     words = tf.strings.reduce_join(pieces, axis=-1, separator=" ")
-    if suffix_indicator:
+    if suffix_indicator or not fast_wordpiece:
         words = tf.strings.regex_replace(words, " " + re.escape(suffix_indicator), "")
     words = tf.strings.regex_replace(words, "^ +| +$", "")
     return tf.strings.split(words, sep=" ")

@@ -167,16 +167,7 @@ class LinMaxMatcher(tf.Module):
             self._pop_chars = tf.constant(trie.pop_chars)
 
     def match(self, words: tf.Tensor, n_chars: tf.Tensor):
-        """Greedy longest match for words with at least one character.
-
-        Args:
-          words: string [w]. n_chars: int32 [w], code points in each word.
-
-        Returns:
-          (word, begin, end, ids, failed): the pieces of the words that succeed,
-          flat and in order (int32 word index, int32 character begin and end in
-          the word, int64 id), and bool [w], words where some position has no piece.
-        """
+        """`wordpiece.Matcher.match`: one trie step a character, failure links at a dead end."""
         joined = tf.strings.join([_SEPARATOR, tf.strings.reduce_join(words, separator=_SEPARATOR), _SEPARATOR])
         chars = tf.strings.unicode_decode(joined, "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8)
         chars = tf.cast(chars, tf.int64)

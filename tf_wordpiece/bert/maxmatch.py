@@ -58,6 +58,9 @@ class MaxMatcher(tf.Module):
       split_unknown_characters: where no piece matches, emit the character as
         a piece of id `UNKNOWN_CHARACTER` and go on (tensorflow_text's option),
         instead of failing the word. Defaults to False.
+      token_tensor: `tokens` as an eager string tensor (`Vocab.token_tensor`),
+        which the piece table makes its keys from, so that a SavedModel holds
+        the vocabulary once. Defaults to a tensor of its own.
     """
 
     def __init__(
@@ -67,25 +70,18 @@ class MaxMatcher(tf.Module):
         suffix_indicator: str,
         max_piece_chars: int | None = None,
         split_unknown_characters: bool = False,
+        token_tensor: tf.Tensor | None = None,
     ):
         super().__init__()
         self.split_unknown_characters = split_unknown_characters
-        self._piece_table = _piece_table(tokens, suffix_indicator, max_piece_chars)
+        if token_tensor is None or not hasattr(token_tensor, "numpy"):  # none, or a graph's: one of our own
+            token_tensor = tf.constant(list(tokens), tf.string)
+        self._piece_table = _piece_table(tokens, token_tensor, suffix_indicator, max_piece_chars)
         self._longest_from = _longest_piece_from(tokens, suffix_indicator, max_piece_chars)
 
     def match(self, words: tf.Tensor, n_chars: tf.Tensor):
-        """Greedy longest match for words with at least one character.
-
-        Args:
-          words: string [w]. n_chars: int32 [w], code points in each word.
-
-        Returns:
-          (word, begin, end, ids, failed): the pieces of the words that succeed,
-          flat and in order (int32 word index, int32 character begin and end in
-          the word, int64 id, `UNKNOWN_CHARACTER` for an unknown character), and
-          bool [w], words where some position has no piece (never, with
-          `split_unknown_characters`).
-        """
+        """`wordpiece.Matcher.match`: every candidate looked up at once; ids may be `UNKNOWN_CHARACTER`
+        (an unknown character, with `split_unknown_characters`, which never fails a word)."""
         # All words in one string, each after a marker byte: candidates are cut
         # from it without copying words, and an initial piece is cut together
         # with its marker, which is how the piece table keys initial tokens.
@@ -148,20 +144,49 @@ class MaxMatcher(tf.Module):
         return tf.where(low_bits == _UNKNOWN_CHARACTER_BITS, tf.constant(UNKNOWN_CHARACTER, tf.int64), low_bits)
 
 
-def _piece_table(tokens: Sequence[str], suffix: str, max_chars: int | None = None) -> tf.lookup.StaticHashTable:
+def _piece_table(
+    tokens: Sequence[str], token_tensor: tf.Tensor, suffix: str, max_chars: int | None = None
+) -> tf.lookup.StaticHashTable:
     """Keys for candidate pieces: an initial piece is `MARK + token`; a non-initial
-    piece is the token without its suffix indicator. Pieces over `max_chars` code points are left out."""
+    piece is the token without its suffix indicator. Pieces over `max_chars` code points are left out.
+
+    The keys are made from `token_tensor` (string [vocab size], token n at n)
+    when the table is initialized, so a SavedModel stores the tokens once, in
+    that tensor, and here only which tokens give keys. No two keys are equal:
+    tokens are distinct, and only initial keys hold `MARK`, which no UTF-8 text holds.
+    """
     fits = _fits(max_chars)
-    keys: dict[bytes, int] = {}
-    for i, token in enumerate(tokens):
-        if fits(token):
-            keys.setdefault(MARK + token.encode("utf-8"), i)
-        if token.startswith(suffix) and fits(token[len(suffix) :]):
-            keys.setdefault(token[len(suffix) :].encode("utf-8"), i)
-    return tf.lookup.StaticHashTable(
-        tf.lookup.KeyValueTensorInitializer(tf.constant(list(keys)), tf.constant(list(keys.values()), tf.int64)),
-        default_value=-1,
-    )
+    initial = np.array([fits(token) for token in tokens], bool)
+    non_initial = np.array([token.startswith(suffix) and fits(token[len(suffix) :]) for token in tokens], bool)
+    suffix_bytes = len(suffix.encode("utf-8"))
+
+    def keys_and_ids() -> tuple[tf.Tensor, tf.Tensor]:
+        ids = tf.range(len(tokens), dtype=tf.int64)
+        initial_keys = tf.strings.join([MARK, _where(initial, token_tensor)])
+        non_initial_keys = tf.strings.substr(_where(non_initial, token_tensor), suffix_bytes, -1)
+        return tf.concat([initial_keys, non_initial_keys], 0), tf.concat(
+            [_where(initial, ids), _where(non_initial, ids)], 0
+        )
+
+    return tf.lookup.StaticHashTable(_KeysMadeOnInit(keys_and_ids), default_value=-1)
+
+
+def _where(mask: np.ndarray, values: tf.Tensor) -> tf.Tensor:
+    """`values` where `mask` holds (all of them without a mask constant when it holds everywhere)."""
+    return values if mask.all() else tf.boolean_mask(values, tf.constant(mask))
+
+
+class _KeysMadeOnInit(tf.lookup.KeyValueTensorInitializer):
+    """A table initializer that makes its keys and values with `make()` when the table is initialized,
+    in this process and, from a SavedModel, where it loads: the model holds the ops, not the keys."""
+
+    def __init__(self, make: Callable[[], tuple[tf.Tensor, tf.Tensor]]):
+        super().__init__(tf.constant([], tf.string), tf.constant([], tf.int64))  # the dtypes only
+        self._make = make
+
+    def initialize(self, table):
+        keys, values = self._make()
+        return tf.raw_ops.LookupTableImportV2(table_handle=table.resource_handle, keys=keys, values=values)
 
 
 def _fits(max_chars: int | None) -> Callable[[str], bool]:

@@ -22,7 +22,8 @@ from typing import ClassVar, Mapping
 
 from tf_wordpiece.bert import normalizers, pre_tokenizers
 from tf_wordpiece.bert.added_tokens import AddedTokens
-from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer, check_tf_text_normalization, tf_text_basic_tokenizer
+from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
+from tf_wordpiece.unicode.normalization import NORMALIZATION_FORMS
 
 # The added tokens of Hugging Face's BERT tokenizers, used in compat="hf" when present in the vocabulary.
 HF_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -48,7 +49,11 @@ class TfTextRecipe:
       max_input_chars_per_word: longer words (code points) are unknown. Defaults to None.
 
     Invalid UTF-8 stays in its word (which becomes unknown), and a scalar
-    string gives a batch of one, as in tensorflow_text.
+    string gives a batch of one, as in tensorflow_text. A true/false option
+    takes a bool only (None is a TypeError); a limit takes an int >= 0 or None.
+
+    >>> TfTextRecipe(lower_case=True).basic_tokenizer().tokenize(["Ünïcode [unused1]!"]).to_list()
+    [[b'unicode', b'[', b'unused1', b']', b'!']]
     """
 
     compat: ClassVar[str] = "tf_text"
@@ -63,16 +68,26 @@ class TfTextRecipe:
     max_input_chars_per_word: int | None = None
 
     def __post_init__(self):
-        check_tf_text_normalization(self.normalization_form, lower_case=self.lower_case)
+        check_option_types(self)
+        if self.normalization_form not in NORMALIZATION_FORMS:
+            raise ValueError(
+                f"normalization_form: expected one of {list(NORMALIZATION_FORMS)}, got {self.normalization_form!r}"
+            )
+        if self.lower_case and self.normalization_form not in (None, "NFD"):
+            raise ValueError(
+                "normalization_form: lower_case=True already applies NFD, got "
+                f"normalization_form={self.normalization_form!r}; pass None or 'NFD', or lower_case=False"
+            )
 
     def basic_tokenizer(self, added_tokens: AddedTokens | None = None) -> BasicTokenizer:
-        """The words of `tensorflow_text.BasicTokenizer` (the learner splits with the same one)."""
-        return tf_text_basic_tokenizer(
-            lower_case=self.lower_case,
-            keep_whitespace=self.keep_whitespace,
-            normalization_form=self.normalization_form,
-            preserve_unused_token=self.preserve_unused_token,
+        """The words of `tensorflow_text.BasicTokenizer` with these options (the vocabulary learner splits
+        with the same one); output string [..., words], a scalar giving [1, words], like tensorflow_text."""
+        return BasicTokenizer(
+            normalizers.tf_text_normalizer(lower_case=self.lower_case, normalization_form=self.normalization_form),
+            pre_tokenizers.tf_text_pre_tokenizer(keep_whitespace=self.keep_whitespace),
             added_tokens=added_tokens,
+            preserve_unused_token=self.preserve_unused_token,
+            scalar_as_batch=True,
         )
 
     def wordpiece_options(self) -> dict:
@@ -111,7 +126,9 @@ class HfRecipe:
       max_bytes_per_word: longer words (UTF-8 bytes) are unknown. Defaults to None.
 
     Invalid UTF-8 is read as U+FFFD (which the normalizer deletes), and a
-    scalar string gives one row, as in tokenizers.
+    scalar string gives one row, as in tokenizers. A true/false option takes
+    a bool only (None is a TypeError, except for `strip_accents`, where None
+    means "as lower_case"); a limit takes an int >= 0 or None.
     """
 
     compat: ClassVar[str] = "hf"
@@ -125,6 +142,7 @@ class HfRecipe:
     max_bytes_per_word: int | None = None
 
     def __post_init__(self):
+        check_option_types(self)
         if not self.do_basic_tokenize:
             # transformers ignores these without its basic tokenizer: refuse them rather than drop them.
             ignored = {name: getattr(self, name) for name in ("lower_case", "strip_accents") if getattr(self, name)}
@@ -199,6 +217,24 @@ class HfRecipe:
 
 
 RECIPES = {recipe.compat: recipe for recipe in (TfTextRecipe, HfRecipe)}
+
+
+def check_option_types(recipe) -> None:
+    """A TypeError naming the first option of the wrong type, by the field's annotation: `bool` takes
+    True or False, `bool | None` also None, `int | None` an int >= 0 (a ValueError below 0) or None."""
+    for field in dataclasses.fields(recipe):
+        value, kind = getattr(recipe, field.name), field.type
+        if kind in ("bool", "bool | None"):
+            if not (isinstance(value, bool) or (value is None and kind == "bool | None")):
+                expected = "True or False" + (" or None" if kind == "bool | None" else "")
+                raise TypeError(f"{field.name}: expected {expected}, got {value!r}")
+        elif kind == "int | None" and value is not None:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"{field.name}: expected an int >= 0 or None, got {value!r}")
+            if value < 0:
+                raise ValueError(f"{field.name}: expected an int >= 0 or None, got {value!r}")
+        elif kind == "str | None" and value is not None and not isinstance(value, str):
+            raise TypeError(f"{field.name}: expected a str or None, got {value!r}")
 
 
 def recipe_for(compat: str, options: Mapping) -> TfTextRecipe | HfRecipe:

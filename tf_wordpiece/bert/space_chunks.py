@@ -33,10 +33,10 @@ def words_never_span_spaces(basic_tokenizer: BasicTokenizer) -> bool:
     normalization. tensorflow_text's `[unused<n>]` merge needs its three words
     to touch, so it never spans a space either.
 
-    >>> from tf_wordpiece.bert.basic_tokenizer import tf_text_basic_tokenizer
-    >>> words_never_span_spaces(tf_text_basic_tokenizer(lower_case=True))
+    >>> from tf_wordpiece.bert.recipes import TfTextRecipe
+    >>> words_never_span_spaces(TfTextRecipe(lower_case=True).basic_tokenizer())
     True
-    >>> words_never_span_spaces(tf_text_basic_tokenizer(keep_whitespace=True))
+    >>> words_never_span_spaces(TfTextRecipe(keep_whitespace=True).basic_tokenizer())
     False
     """
     for token in basic_tokenizer.added_tokens.flags:

@@ -12,6 +12,7 @@ from tf_wordpiece.bert.decoders import WordPieceDecoder
 from tf_wordpiece.bert.post_processors import SEQUENCES, TemplateProcessing
 from tf_wordpiece.bert.recipes import HfRecipe
 from tf_wordpiece.files import write_text_atomically
+from tf_wordpiece.messages import quoted_path
 
 _ADDED_TOKEN_FLAGS = ("special", "normalized", "lstrip", "rstrip", "single_word")
 
@@ -28,28 +29,29 @@ def bert_kwargs_from_tokenizer_json(path: str | os.PathLike) -> dict:
     never a silently different tokenizer.
     """
     path = os.fspath(path)
+    shown = quoted_path(path)
     try:
         with open(path, encoding="utf-8") as f:
             spec = json.load(f)
     except FileNotFoundError:
-        raise ValueError(f"path: tokenizer.json {path!r} does not exist") from None
+        raise ValueError(f"path: tokenizer.json {shown} does not exist") from None
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
-        raise ValueError(f"path: {path!r} is not a valid JSON tokenizer file: {e}") from None
+        raise ValueError(f"path: {shown} is not a valid JSON tokenizer file: {e}") from None
     if not isinstance(spec, dict) or not isinstance(spec.get("model"), dict):
-        raise ValueError(f"path: {path!r} has no 'model' object; is it a tokenizers tokenizer.json?")
+        raise ValueError(f"path: {shown} has no 'model' object; is it a tokenizers tokenizer.json?")
     fields = _Fields(path)
 
     model = spec["model"]
     if model.get("type") != "WordPiece":
-        raise ValueError(f"{path!r}: model type {model.get('type')!r} is not supported; only WordPiece")
+        raise ValueError(f"{shown}: model type {model.get('type')!r} is not supported; only WordPiece")
     vocab = fields.get(model, "vocab", dict, "model")
     if not vocab:
-        raise ValueError(f"{path!r}: model.vocab must be a non-empty token -> id object")
+        raise ValueError(f"{shown}: model.vocab must be a non-empty token -> id object")
     for token, token_id in vocab.items():
         fields.check(token_id, int, f"model.vocab[{token!r}]")
     ids = sorted(vocab.values())
     if ids != list(range(len(ids))):
-        raise ValueError(f"{path!r}: model.vocab ids must be dense on [0, {len(ids)}), and each id used once")
+        raise ValueError(f"{shown}: model.vocab ids must be dense on [0, {len(ids)}), and each id used once")
     tokens = sorted(vocab, key=vocab.__getitem__)
 
     # tokenizers refuses a WordPiece model without any of these three (no default is assumed).
@@ -66,7 +68,7 @@ def bert_kwargs_from_tokenizer_json(path: str | os.PathLike) -> dict:
     )
     pre = fields.get(spec, "pre_tokenizer", dict, "", None)
     if pre is None or pre.get("type") != "BertPreTokenizer":
-        raise ValueError(f"{path!r}: pre_tokenizer {pre and pre.get('type')!r} is not supported; only BertPreTokenizer")
+        raise ValueError(f"{shown}: pre_tokenizer {pre and pre.get('type')!r} is not supported; only BertPreTokenizer")
     added = [_added_token(token, fields) for token in fields.get(spec, "added_tokens", list, "", None) or []]
     added = _assign_ids(added, tokens)
     kwargs["special_tokens"] = added
@@ -85,11 +87,12 @@ class _Fields:
 
     def __init__(self, path: str):
         self.path = path
+        self.shown = quoted_path(path)
 
     def check(self, value, kind: type, where: str):
         # JSON true/false are not numbers here, and a number with a fraction is not an id.
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise ValueError(f"{self.path!r}: {where} must be a JSON {_JSON_NAMES[kind]}, got {value!r}")
+            raise ValueError(f"{self.shown}: {where} must be a JSON {_JSON_NAMES[kind]}, got {value!r}")
         return value
 
     def get(self, obj: dict, key: str, kind: type, where: str, default=_REQUIRED):
@@ -97,7 +100,7 @@ class _Fields:
         if obj.get(key) is None:
             if default is _REQUIRED:
                 raise ValueError(
-                    f"{self.path!r}: {where} is missing (or null); tokenizers requires it too: add it to the file"
+                    f"{self.shown}: {where} is missing (or null); tokenizers requires it too: add it to the file"
                 )
             return default
         return self.check(obj[key], kind, where)
@@ -108,7 +111,7 @@ _JSON_NAMES = {dict: "object", list: "array", str: "string", int: "integer", boo
 
 def _added_token(token, fields: _Fields) -> AddedToken:
     if not isinstance(token, dict) or not isinstance(token.get("content"), str) or type(token.get("id")) is not int:
-        raise ValueError(f"{fields.path!r}: added_tokens entry {token!r} needs a string 'content' and an int 'id'")
+        raise ValueError(f"{fields.shown}: added_tokens entry {token!r} needs a string 'content' and an int 'id'")
     flags = {k: fields.get(token, k, bool, f"added token {token['content']!r}", False) for k in _ADDED_TOKEN_FLAGS}
     return AddedToken(token["content"], id=token["id"], **flags)
 
@@ -138,9 +141,7 @@ def _checked_normalizer(normalizer, fields: _Fields) -> dict | None:
     if normalizer is None:
         return None
     if normalizer.get("type") != "BertNormalizer":
-        raise ValueError(
-            f"{fields.path!r}: normalizer {normalizer.get('type')!r} is not supported; only BertNormalizer"
-        )
+        raise ValueError(f"{fields.shown}: normalizer {normalizer.get('type')!r} is not supported; only BertNormalizer")
     flags = ("lowercase", "clean_text", "handle_chinese_chars", "strip_accents")
     return {
         name: fields.get(normalizer, name, bool, "normalizer", None)
@@ -150,7 +151,7 @@ def _checked_normalizer(normalizer, fields: _Fields) -> dict | None:
 
 
 def _post_processor(spec, pad: dict, fields: _Fields) -> TemplateProcessing | None:
-    path = fields.path
+    shown = fields.shown
     if spec is None:
         # No post-processor: HF adds nothing; a template with no special tokens does the same.
         return TemplateProcessing([("A", 0)], [("A", 0), ("B", 0)], {}, **pad)
@@ -162,7 +163,7 @@ def _post_processor(spec, pad: dict, fields: _Fields) -> TemplateProcessing | No
         )
     if kind != "TemplateProcessing":
         raise ValueError(
-            f"{path!r}: post_processor {kind!r} is not supported; only TemplateProcessing or BertProcessing"
+            f"{shown}: post_processor {kind!r} is not supported; only TemplateProcessing or BertProcessing"
         )
 
     def pieces(name):
@@ -171,7 +172,7 @@ def _post_processor(spec, pad: dict, fields: _Fields) -> TemplateProcessing | No
             where = f"post_processor.{name}[{i}]"
             if not isinstance(piece, dict) or len(piece) != 1 or not {"Sequence", "SpecialToken"} >= piece.keys():
                 raise ValueError(
-                    f'{path!r}: {where} must be {{"Sequence": ...}} or {{"SpecialToken": ...}}, got {piece!r}'
+                    f'{shown}: {where} must be {{"Sequence": ...}} or {{"SpecialToken": ...}}, got {piece!r}'
                 )
             (body,) = piece.values()
             body = fields.check(body, dict, where)
@@ -186,13 +187,13 @@ def _post_processor(spec, pad: dict, fields: _Fields) -> TemplateProcessing | No
     try:
         return TemplateProcessing(pieces("single"), pieces("pair"), special, **pad)
     except ValueError as e:
-        raise ValueError(f"{path!r}: post_processor: {e}") from None
+        raise ValueError(f"{shown}: post_processor: {e}") from None
 
 
 def _token_and_id(spec: dict, name: str, fields: _Fields) -> tuple[str, int]:
     value = spec.get(name)
     if not isinstance(value, list) or len(value) != 2:
-        raise ValueError(f"{fields.path!r}: post_processor.{name} must be a [token, id] pair, got {value!r}")
+        raise ValueError(f"{fields.shown}: post_processor.{name} must be a [token, id] pair, got {value!r}")
     return fields.check(value[0], str, f"post_processor.{name}[0]"), fields.check(
         value[1], int, f"post_processor.{name}[1]"
     )
@@ -202,9 +203,7 @@ def _padding_kwargs(padding, ids_of: dict, fields: _Fields) -> dict:
     if padding is None:
         return dict(pad_id=max(ids_of.get("[PAD]", 0), 0), pad_type_id=0, pad_token="[PAD]")
     if padding.get("direction", "Right") != "Right":
-        raise ValueError(
-            f"{fields.path!r}: padding direction {padding.get('direction')!r} is not supported; only Right"
-        )
+        raise ValueError(f"{fields.shown}: padding direction {padding.get('direction')!r} is not supported; only Right")
     return dict(
         pad_id=fields.get(padding, "pad_id", int, "padding", 0),
         pad_type_id=fields.get(padding, "pad_type_id", int, "padding", 0),
@@ -216,7 +215,7 @@ def _decoder(spec, fields: _Fields) -> WordPieceDecoder | None:
     if spec is None:
         return None
     if spec.get("type") != "WordPiece":
-        raise ValueError(f"{fields.path!r}: decoder {spec.get('type')!r} is not supported; only WordPiece")
+        raise ValueError(f"{fields.shown}: decoder {spec.get('type')!r} is not supported; only WordPiece")
     return WordPieceDecoder(
         fields.get(spec, "prefix", str, "decoder", "##"), fields.get(spec, "cleanup", bool, "decoder", True)
     )
@@ -301,7 +300,7 @@ def write_tokenizer_json(tokenizer, path: str | os.PathLike) -> None:
     """Writes `tokenizer_json(tokenizer)` to `path`: to a temporary file beside it, then renamed into place."""
     path = pathlib.Path(path)
     if path.is_dir():
-        raise ValueError(f"path: {os.fspath(path)!r} is a folder; pass a file path such as .../tokenizer.json")
+        raise ValueError(f"path: {quoted_path(path)} is a folder; pass a file path such as .../tokenizer.json")
     spec = tokenizer_json(tokenizer)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomically(

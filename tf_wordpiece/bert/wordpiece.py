@@ -13,13 +13,14 @@ split into words first by `pre_tokenizers.fast_wordpiece_pre_tokenizer`.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import tensorflow as tf
 
 from tf_wordpiece.base import Detokenizer, TokenizerWithOffsets
 from tf_wordpiece.bert import normalizers
-from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
+from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer, Words
+from tf_wordpiece.bert.decoders import wordpiece_detokenize
 from tf_wordpiece.bert.linmaxmatch import LinMaxMatcher
 from tf_wordpiece.bert.maxmatch import MARK, UNKNOWN_CHARACTER, WHOLE_WORD, MaxMatcher
 from tf_wordpiece.bert.pre_tokenizers import fast_wordpiece_pre_tokenizer
@@ -28,6 +29,25 @@ from tf_wordpiece.vocab import Vocab, VocabLike
 
 ALGORITHMS = ("linmaxmatch", "maxmatch")
 COMPAT_MODES = ("tf_text", "fast_wordpiece")
+OFFSET_MODES = ("original", "normalized")
+
+
+class Matcher(Protocol):
+    """How words that are not one piece are split: `maxmatch.MaxMatcher` or `linmaxmatch.LinMaxMatcher`."""
+
+    def match(self, words: tf.Tensor, n_chars: tf.Tensor) -> tuple:
+        """Greedy longest-match-first pieces of each word.
+
+        Args:
+          words: string [w], each word as UTF-8 (not empty, not a piece as a whole).
+          n_chars: int32 [w], each word's number of code points.
+        Returns:
+          (word, begin, end, ids, failed): per piece, int32 [p] its word
+          (non-decreasing: each word's pieces together, in order), its begin
+          and end in code points, its int64 id (or a `maxmatch` sentinel for a
+          piece with no vocabulary id); per word, bool [w], no piece matched at
+          some position (the word is unknown; its pieces are not listed).
+        """
 
 
 class Pieces(NamedTuple):
@@ -186,17 +206,28 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         self._text_splitter = (
             _fast_wordpiece_splitter() if compat == "fast_wordpiece" and not no_pretokenization else None
         )
-        if algorithm == "linmaxmatch":
-            self._matcher = LinMaxMatcher(
-                self.vocab.tokens, suffix_indicator=suffix_indicator, max_piece_chars=self.max_chars_per_token
+        self._built_matcher: Matcher | None = None  # built on first use: a numeric-core BertTokenizer never needs it
+
+    def _matcher(self) -> Matcher:
+        """The matcher, built on first use (a method, not a property: saving a SavedModel reads every
+        property of a module, which would build it in a model that never matches, such as a numeric core's)."""
+        if self._built_matcher is None:
+            with tf.init_scope():  # eager tables, even when first used inside a tf.function
+                self._built_matcher = self._new_matcher()
+        return self._built_matcher
+
+    def _new_matcher(self) -> Matcher:
+        if self.algorithm == "linmaxmatch":
+            return LinMaxMatcher(
+                self.vocab.tokens, suffix_indicator=self.suffix_indicator, max_piece_chars=self.max_chars_per_token
             )
-        else:
-            self._matcher = MaxMatcher(
-                self.vocab.tokens,
-                suffix_indicator=suffix_indicator,
-                max_piece_chars=self.max_chars_per_token,
-                split_unknown_characters=split_unknown_characters,
-            )
+        return MaxMatcher(
+            self.vocab.tokens,
+            token_tensor=self.vocab.token_tensor,
+            suffix_indicator=self.suffix_indicator,
+            max_piece_chars=self.max_chars_per_token,
+            split_unknown_characters=self.split_unknown_characters,
+        )
 
     def vocab_size(self, name: str | None = None) -> tf.Tensor:
         """int64 scalar: the number of ids, OOV buckets included, as tensorflow_text's `vocab_size()`.
@@ -235,6 +266,30 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
             return map_over_strings(words, "strings", self._tokenize_text)
         return map_over_strings(words, "words", flat_tokenize)
 
+    def tokenize_words(self, words: Words, *, offsets: str = "original") -> tuple:
+        """The basic tokenizer's words of n strings -> (tokens, begin, end), each [n, (words), (pieces)].
+
+        Each piece's byte offsets are its first and last characters' offsets in
+        the string: `offsets="original"` in the input string,
+        `"normalized"` in the normalized string, with tensorflow_text's rule
+        for words over `max_bytes_per_word` (see `tf_text_unknown_ends`).
+        Matched added tokens (`words.added_id`) are one piece each.
+        """
+        if offsets not in OFFSET_MODES:
+            raise ValueError(f"offsets: expected one of {list(OFFSET_MODES)}, got {offsets!r}")
+        pieces = self.tokenize_flat(words.text, words.added_id, n_chars=words.begin.row_lengths())
+        if offsets == "original":
+            char_begin, char_end = words.begin, words.end
+        else:
+            char_begin, char_end = words.normalized_begin, words.normalized_end
+        begin = gather_in_rows(char_begin, pieces.begin)
+        end = gather_in_rows(char_end, pieces.end - 1)
+        if offsets == "normalized":  # tensorflow_text's offsets, quirk included
+            end = self.tf_text_unknown_ends(pieces, begin, end)
+        tokens = self.to_output_type(pieces.ids, pieces.text)
+        splits = rows_to_splits(words.row, words.num_strings)
+        return tuple(tf.RaggedTensor.from_row_splits(t, splits, validate=False) for t in (tokens, begin, end))
+
     def _tokenize_text(self, flat: tf.Tensor) -> tuple:
         """FastWordpieceTokenizer's end-to-end mode: strings [n] -> (pieces, begin, end) [n, pieces], byte offsets."""
         words = self._text_splitter.split(flat)
@@ -242,15 +297,9 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         first = tf.gather(words.begin.flat_values, words.begin.row_splits[:-1])
         last = tf.gather(words.end.flat_values, words.end.row_splits[1:] - 1)
         text = tf.strings.substr(tf.gather(flat, words.row), first, last - first)
-        pieces = self.tokenize_flat(text, n_chars=words.begin.row_lengths())
-        begin = gather_in_rows(words.begin, pieces.begin)
-        end = gather_in_rows(words.end, pieces.end - 1)  # an unknown word's token ends at the word's end
-        ids = self.to_output_type(pieces.ids, pieces.text)
-        word_splits = rows_to_splits(words.row, tf.size(flat, out_type=tf.int64))
-        piece_splits = tf.gather(pieces.ids.row_splits, word_splits)
-        return tuple(
-            tf.RaggedTensor.from_row_splits(t.flat_values, piece_splits, validate=False) for t in (ids, begin, end)
-        )
+        # An unknown word's token ends at the word's end (original offsets: no tensorflow_text quirk).
+        outputs = self.tokenize_words(words._replace(text=text))
+        return tuple(t.merge_dims(1, 2) for t in outputs)
 
     def _unknown_ends(self, pieces: Pieces) -> tf.RaggedTensor:
         """Byte ends in each word, with tensorflow_text's rule for words over the byte limit."""
@@ -287,18 +336,21 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         >>> wp.detokenize([[1, 2, 3, 4]]).to_list(), wp.detokenize([1, 2, 3, 4]).numpy()
         ([[b'unaffable', b'!']], b'unaffable !')
         """
-        from tf_wordpiece.bert.decoders import wordpiece_detokenize
-
-        unknown = "[UNK]" if self.unknown_token is None else self.unknown_token
         ids = as_ids(token_ids, "token_ids")
         if ids.shape.rank == 0:
             raise ValueError(
                 f"token_ids: expected rank >= 1 ([pieces] or [..., pieces]), got a scalar {ids!r}; pass a list of ids"
             )
         if ids.shape.rank == 1:
-            words = wordpiece_detokenize(ids[None], self.vocab.token_tensor, self.suffix_indicator, unknown)
+            words = self.detokenize(ids[None])
             return tf.strings.reduce_join(words, axis=-1, separator=" ")[0]
-        return wordpiece_detokenize(ids, self.vocab.token_tensor, self.suffix_indicator, unknown)
+        return wordpiece_detokenize(
+            ids,
+            self.vocab.token_tensor,
+            self.suffix_indicator,
+            "[UNK]" if self.unknown_token is None else self.unknown_token,
+            fast_wordpiece=self.compat == "fast_wordpiece",
+        )
 
     def tokenize_flat(
         self, words: tf.Tensor, forced_ids: tf.Tensor | None = None, n_chars: tf.Tensor | None = None
@@ -384,7 +436,7 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
             empty &= forced < 0
 
         todo = tf.cast(tf.reshape(tf.where(~single & (n_chars > 0)), [-1]), tf.int32)
-        walk_word, walk_begin, walk_end, walk_ids, failed = self._matcher.match(
+        walk_word, walk_begin, walk_end, walk_ids, failed = self._matcher().match(
             tf.gather(words, todo), tf.gather(n_chars, todo)
         )
         as_single = tf.cast(tf.reshape(tf.where(single & ~empty), [-1]), tf.int32)

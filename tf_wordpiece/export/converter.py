@@ -2,27 +2,26 @@
 
 Both vocabularies are learned as tf_wordpiece's `bert_vocab_from_dataset` learns
 (tensorflow_text's algorithm and result); nothing here needs tensorflow_text.
+Where the outputs go is `layout.ExportLayout`'s, checked before any work.
 """
 
 from __future__ import annotations
 
 import os
 import pathlib
-import shutil
-import tempfile
 import time
 from importlib import resources
-from typing import Callable, Iterable, Sequence
+from typing import Iterable, Sequence
 
 import tensorflow as tf
 
+from tf_wordpiece.export.layout import LANGUAGES, TFLITE_SIGNATURES, ExportLayout
 from tf_wordpiece.export.module import TutorialTokenizer
-from tf_wordpiece.files import check_model_folder, check_zip_output, interrupts_deferred
+from tf_wordpiece.files import check_model_folder, write_folder_atomically
 from tf_wordpiece.learning.from_text import count_and_learn
 from tf_wordpiece.learning.word_counts import invalid_utf8_message, tfds_load_error
 from tf_wordpiece.numeric.serving import add_warmup_requests
-from tf_wordpiece.progress import elapsed_time_bar, progress_bar
-from tf_wordpiece.vocab import write_vocab_file
+from tf_wordpiece.progress import progress_bar, timed_step
 
 RESERVED_TOKENS = ["[PAD]", "[UNK]", "[START]", "[END]"]
 EMBEDDED_CORPUS = "pt_en_sample.tsv"  # Debian 12 gettext catalogs, pt/en pairs; see README
@@ -113,41 +112,49 @@ class Converter(tf.Module):
     `signatures()` gives what TF Serving (or any SavedModel client) calls:
     strings [batch] in; `token_ids` int64 [batch, longest] padded with [PAD]
     and `lengths` int64 [batch] out, `[START]` first and `[END]` last in each row.
+
+    Args:
+      pt_vocab, en_vocab: vocab.txt paths, or the tokens as lists.
+      vocab_dir: with lists, the folder where they are written as
+        `pt_vocab.txt` and `en_vocab.txt`, the SavedModel's assets (see
+        `TutorialTokenizer`'s `vocab_file`).
+      **tokenizer_params: BertTokenizer options (e.g. lower_case=True, core="numeric").
     """
 
-    def __init__(self, pt_vocab: str, en_vocab: str, **tokenizer_params):
+    def __init__(
+        self,
+        pt_vocab: str | os.PathLike | Sequence[str],
+        en_vocab: str | os.PathLike | Sequence[str],
+        *,
+        vocab_dir: str | os.PathLike | None = None,
+        **tokenizer_params,
+    ):
         super().__init__()
-        self.pt = TutorialTokenizer(RESERVED_TOKENS, pt_vocab, **tokenizer_params)
-        self.en = TutorialTokenizer(RESERVED_TOKENS, en_vocab, **tokenizer_params)
+        for language, vocab in zip(LANGUAGES, (pt_vocab, en_vocab)):
+            vocab_file = None
+            if not isinstance(vocab, (str, os.PathLike)):
+                if vocab_dir is None:
+                    raise ValueError("vocab_dir: token lists need the folder to write their vocab.txt assets in")
+                vocab_file = pathlib.Path(vocab_dir) / f"{language}_vocab.txt"
+            tokenizer = TutorialTokenizer(RESERVED_TOKENS, vocab, vocab_file=vocab_file, **tokenizer_params)
+            setattr(self, language, tokenizer)
 
     def signatures(self) -> dict:
-        """`serving_default` (Portuguese, the tutorial's source), `pt_tokenize`, `en_tokenize`: to save."""
+        """`serving_default` (Portuguese, the tutorial's source), `pt_tokenize`, `en_tokenize`: to save.
+
+        With the numeric core also `pt_tokenize_bytes` and `en_tokenize_bytes`
+        (UTF-8 bytes in: what TFLite's builtins and TF.js run).
+        """
         signatures = {
             "serving_default": self.pt.serving.get_concrete_function(),
             "pt_tokenize": self.pt.serving.get_concrete_function(),
             "en_tokenize": self.en.serving.get_concrete_function(),
         }
-        if hasattr(self.pt, "tokenize_bytes"):  # the numeric core's
-            signatures["pt_tokenize_bytes"] = self.pt.tokenize_bytes.get_concrete_function()
-            signatures["en_tokenize_bytes"] = self.en.tokenize_bytes.get_concrete_function()
+        for language in LANGUAGES:
+            tokenizer = getattr(self, language)
+            if tokenizer.tokenizer.engine.takes_bytes:
+                signatures[f"{language}_tokenize_bytes"] = tokenizer.tokenize_bytes.get_concrete_function()
         return signatures
-
-
-def serving_model_dir(out_dir: str | os.PathLike, version: int | None) -> pathlib.Path:
-    """Where the SavedModel goes: `out_dir`, or TF Serving's `out_dir/VERSION` when `version` is given.
-
-    TF Serving's `--model_base_path` is `out_dir`; it serves the highest numbered folder in it.
-
-    >>> serving_model_dir("models/converter", 1).parts[-2:]
-    ('converter', '1')
-    """
-    if version is None:
-        return pathlib.Path(out_dir).resolve()
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise ValueError(
-            f"serving_version: expected a positive int (TF Serving's version folder, e.g. 1), got {version!r}"
-        )
-    return pathlib.Path(out_dir).resolve() / str(version)
 
 
 def save_atomically(module: tf.Module, out_dir: str, *, overwrite: bool = False, signatures=None) -> None:
@@ -155,83 +162,21 @@ def save_atomically(module: tf.Module, out_dir: str, *, overwrite: bool = False,
 
     `files.check_model_folder` runs first: only an existing SavedModel (or an
     empty folder) is ever replaced, only with `overwrite`, and only once the new
-    one is complete. A progress line shows the time spent saving. Ctrl-C
-    (SIGINT) at any point leaves the old model (or none) and no temporary
-    folder; it is held back while the two renames that swap the models run.
-    SIGKILL can leave a hidden `.NAME.*` sibling, and, if it lands between
-    those two renames, the old model in `.NAME.old.*/model` with nothing
-    at NAME; never a partial model at NAME.
+    one is complete (`files.write_folder_atomically`, which says what Ctrl-C and
+    SIGKILL leave). A progress line shows the time spent saving.
     """
     out = check_model_folder(out_dir, overwrite=overwrite, what="--out")
 
     def save(folder: pathlib.Path) -> None:
-        with elapsed_time_bar(f"saving {out.name}"):
+        with timed_step(f"saving {out.name}"):
             tf.saved_model.save(module, str(folder), signatures=signatures)
             add_warmup_requests(folder, module)  # core="xla": TF Serving compiles at load, not on the first requests
 
-    write_folder_atomically(out, save)
-
-
-def write_folder_atomically(out: pathlib.Path, write: Callable[[pathlib.Path], None]) -> None:
-    """`write(folder)` into a hidden sibling folder (`.NAME.*`), then swaps it in at `out` (see `save_atomically`).
-
-    The caller checks first that replacing `out` loses nothing.
-    """
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = pathlib.Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    retired = None
-    try:
-        write(staging / "model")
-        with interrupts_deferred():
-            retired = swap_in(staging / "model", out)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-        if retired is not None:
-            shutil.rmtree(retired, ignore_errors=True)
-
-
-def swap_in(new: pathlib.Path, out: pathlib.Path) -> pathlib.Path | None:
-    """Renames `new` to `out`; an existing `out` moves to a hidden folder first, returned for deletion."""
-    if not out.exists():
-        new.rename(out)
-        return None
-    retired = pathlib.Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
-    out.rename(retired / "model")
-    try:
-        new.rename(out)
-    except BaseException:
-        (retired / "model").rename(out)  # put the old model back
-        raise
-    return retired
-
-
-def zip_atomically(folder: str | os.PathLike, *, overwrite: bool = True) -> str:
-    """Writes FOLDER.zip (the folder, under its own name) through a hidden temporary file. Returns its path.
-
-    An existing FOLDER.zip is replaced only when it is such a zip (`files.check_zip_output`).
-    """
-    folder = pathlib.Path(folder).resolve()
-    check_zip_output(folder.with_name(folder.name + ".zip"), overwrite=overwrite, folder_name=folder.name, what="--out")
-    staging = pathlib.Path(tempfile.mkdtemp(prefix=f".{folder.name}.zip.", dir=folder.parent))
-    try:
-        archive = shutil.make_archive(str(staging / folder.name), "zip", root_dir=folder.parent, base_dir=folder.name)
-        final = folder.with_name(folder.name + ".zip")
-        os.replace(archive, final)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return str(final)
-
-
-def check_outputs(out_dir: str, *, overwrite: bool, make_zip: bool) -> pathlib.Path:
-    """Checks the model folder (and OUT.zip) may be written, before any work: see `files.check_model_folder`."""
-    out = check_model_folder(out_dir, overwrite=overwrite, what="--out")
-    if make_zip:
-        check_zip_output(out.with_name(out.name + ".zip"), overwrite=overwrite, folder_name=out.name, what="--out")
-    return out
+    write_folder_atomically(out, save, replace=out.exists())
 
 
 def export_converter(
-    out_dir: str,
+    out_dir: str | os.PathLike,
     pairs: list[tuple[str, str]],
     *,
     vocab_size: int = 8000,
@@ -239,44 +184,93 @@ def export_converter(
     make_zip: bool = True,
     serving_version: int | None = None,
     core: str = "string",
+    tflite: str | os.PathLike | None = None,
+    tfjs: str | os.PathLike | None = None,
 ) -> dict:
     """Learns both vocabularies, builds the Converter, saves it with its serving signatures (and a .zip).
 
     `core` is `BertTokenizer`'s: `"xla"` saves the numeric core compiled by XLA
     (faster once compiled; it needs a TensorFlow with XLA where it is loaded).
-
     With `serving_version` the SavedModel goes to `out_dir/VERSION` (TF
-    Serving's layout; the zip then holds `out_dir`). Returns timings and
-    `model_dir`. Nothing is learned unless `check_outputs` passes.
+    Serving's layout; the zip then holds `out_dir`). `tflite` (a file) and
+    `tfjs` (a folder) also write the bytes signatures for TFLite and TF.js
+    (core="numeric"; see `export_to`). Nothing is learned unless every output
+    passes its check (`layout.ExportLayout.checked`). Returns `export_to`'s summary.
     """
-    model_dir = serving_model_dir(out_dir, serving_version)
-    if serving_version is not None and make_zip:
-        base = model_dir.parent  # may hold other versions; the zip holds them all
-        check_zip_output(base.with_name(base.name + ".zip"), overwrite=overwrite, folder_name=base.name, what="--out")
-        out = check_outputs(str(model_dir), overwrite=overwrite, make_zip=False)
-    else:
-        out = check_outputs(str(model_dir), overwrite=overwrite, make_zip=make_zip)
+    layout = ExportLayout.checked(
+        out_dir,
+        serving_version=serving_version,
+        make_zip=make_zip,
+        tflite=tflite,
+        tfjs=tfjs,
+        overwrite=overwrite,
+    )
+    return export_to(layout, pairs, vocab_size=vocab_size, core=core)
+
+
+def export_to(
+    layout: ExportLayout, pairs: list[tuple[str, str]], *, vocab_size: int = 8000, core: str = "string"
+) -> dict:
+    """Writes the converter to a checked layout, each output atomically, each step with a progress line.
+
+    The TFLite file holds both languages' bytes signatures (`pt_tokenize_bytes`,
+    `en_tokenize_bytes`: TFLite's builtin ops only); the TF.js folder one graph
+    model per language (`pt/`, `en/`; `TutorialTokenizer.save_tfjs`). Both need
+    core="numeric". Returns the pairs, each vocabulary's size, each step's
+    seconds (those its line showed: `learn_seconds`, `build_seconds`,
+    `save_seconds`, ...), `model_dir`, `size_bytes` and each other output's path.
+    """
     if not pairs:
         raise ValueError("corpus: no sentence pairs")
+    if (layout.tflite or layout.tfjs) and core != "numeric":
+        raise ValueError(
+            f"core: {core!r} has no bytes signature for TFLite's builtin ops and TF.js; use core='numeric'"
+        )
     summary: dict = {"pairs": len(pairs)}
     start = time.perf_counter()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    # Beside the model, like save_atomically's staging folder, so SIGKILL leaves only hidden .NAME.* siblings.
-    with tempfile.TemporaryDirectory(prefix=f".{out.name}.vocab.", dir=out.parent) as work:
-        vocab_paths = {}
-        for index, language in enumerate(progress_bar(["pt", "en"], desc="learning vocabularies")):
-            vocab = learn_vocab([pair[index] for pair in pairs], vocab_size=vocab_size)
-            path = os.path.join(work, f"{language}_vocab.txt")
-            write_vocab_file(path, vocab)
-            vocab_paths[language] = path
-            summary[f"{language}_vocab_size"] = len(vocab)
-        summary["learn_seconds"] = time.perf_counter() - start
-        start = time.perf_counter()
-        converter = Converter(vocab_paths["pt"], vocab_paths["en"], lower_case=True, core=core)
-        save_atomically(converter, str(out), overwrite=overwrite, signatures=converter.signatures())
-    summary["export_seconds"] = time.perf_counter() - start
-    summary["model_dir"] = str(out)
-    if make_zip:
-        summary["zip"] = zip_atomically(out if serving_version is None else out.parent, overwrite=overwrite)
-    summary["size_bytes"] = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    vocabs = {}
+    for index, language in enumerate(progress_bar(LANGUAGES, desc="learning vocabularies")):
+        vocabs[language] = learn_vocab([pair[index] for pair in pairs], vocab_size=vocab_size)
+        summary[f"{language}_vocab_size"] = len(vocabs[language])
+    summary["learn_seconds"] = time.perf_counter() - start
+    built = {}
+
+    def build_and_save(folder: pathlib.Path) -> None:
+        # The vocab.txt assets go beside `folder`, into the hidden folder it is saved in, removed afterwards.
+        with timed_step("building the tokenizers") as build:
+            built["converter"] = Converter(
+                vocabs["pt"], vocabs["en"], vocab_dir=folder.parent, lower_case=True, core=core
+            )
+        with timed_step(f"saving {layout.model_dir.name}") as save:
+            tf.saved_model.save(built["converter"], str(folder), signatures=built["converter"].signatures())
+        summary["build_seconds"], summary["save_seconds"] = build.seconds, save.seconds
+
+    layout.write_model(build_and_save)
+    summary["export_seconds"] = summary["build_seconds"] + summary["save_seconds"]
+    summary["model_dir"] = str(layout.model_dir)
+    summary["size_bytes"] = sum(f.stat().st_size for f in layout.model_dir.rglob("*") if f.is_file())
+    if layout.zip_path is not None:
+        with timed_step(f"zipping {layout.zip_root.name}") as step:
+            layout.write_zip()
+        summary["zip"], summary["zip_seconds"] = str(layout.zip_path), step.seconds
+    if layout.tflite is not None:
+        with timed_step("converting to TFLite") as step:
+            layout.write_tflite(tflite_model(layout.model_dir, TFLITE_SIGNATURES))
+        summary["tflite"], summary["tflite_seconds"] = str(layout.tflite), step.seconds
+    if layout.tfjs is not None:
+        converter = built["converter"]
+        with timed_step("writing the TF.js models") as step:
+            layout.write_tfjs(lambda folder, language: getattr(converter, language).save_tfjs(folder))
+        summary["tfjs"], summary["tfjs_seconds"] = str(layout.tfjs), step.seconds
     return summary
+
+
+def tflite_model(saved_model_dir: str | os.PathLike, signature_keys: Sequence[str]) -> bytes:
+    """A SavedModel's bytes signatures as one TFLite flatbuffer, with TFLite's builtin ops only (no Flex).
+
+    The interpreter (`ai-edge-litert`, or any TFLite runtime) runs each by its
+    key: `get_signature_runner("en_tokenize_bytes")(bytes=uint8 [B], row_lengths=int32 [n])`.
+    """
+    converter = tf.lite.TFLiteConverter.from_saved_model(str(saved_model_dir), signature_keys=list(signature_keys))
+    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]  # no SELECT_TF_OPS, no custom ops
+    return converter.convert()

@@ -2,6 +2,9 @@
 
 The SavedModel it exports loads with `tf.saved_model.load` where tensorflow_text
 is not installed, and its `serving_default` signature serves from stock TF Serving.
+It holds the vocabulary twice: the vocab.txt asset (`get_vocab_path`) and one
+token tensor, from which the graph builds its lookup tables when it loads and
+which `lookup`, `detokenize` and `get_vocab_size` read.
 """
 
 from __future__ import annotations
@@ -14,10 +17,10 @@ import tensorflow as tf
 
 from tf_wordpiece.base import Detokenizer, Tokenizer
 from tf_wordpiece.bert.packing import FixedLengthTemplate
-from tf_wordpiece.bert.post_processors import Segment, TemplateProcessing
-from tf_wordpiece.bert.tokenizer import BertTokenizer
+from tf_wordpiece.bert.post_processors import Segment
+from tf_wordpiece.bert_tokenizer.tokenizer import BertTokenizer
 from tf_wordpiece.shapes import map_over_strings, merge_words, wrap_flat_rows, wrap_rows
-from tf_wordpiece.vocab import read_vocab_file
+from tf_wordpiece.vocab import read_vocab_file, write_vocab_file
 
 REQUIRED_RESERVED = ("[START]", "[END]", "[UNK]")
 STRING_BATCH = tf.TensorSpec([None], tf.string)
@@ -50,7 +53,11 @@ class TutorialTokenizer(Tokenizer, Detokenizer):
 
     Args:
       reserved_tokens: must include "[START]", "[END]" and "[UNK]", all in the vocabulary.
-      vocab_path: vocab.txt (line n is id n).
+      vocab_path: vocab.txt (line n is id n), the SavedModel's asset; or the tokens, a list.
+      vocab_file: with a list of tokens, where to write them as vocab.txt (a
+        new file, written atomically and never read back) for the SavedModel's
+        asset; keep it until the module is saved. `export_converter` writes it
+        in the hidden folder the model is saved from.
       **tokenizer_params: BertTokenizer options (e.g. lower_case=True, compat="hf").
 
     >>> import tempfile, pathlib
@@ -66,25 +73,39 @@ class TutorialTokenizer(Tokenizer, Detokenizer):
     >>> folder.cleanup()
     """
 
-    def __init__(self, reserved_tokens: Sequence[str], vocab_path: str | os.PathLike, **tokenizer_params):
+    def __init__(
+        self,
+        reserved_tokens: Sequence[str],
+        vocab_path: str | os.PathLike | Sequence[str],
+        *,
+        vocab_file: str | os.PathLike | None = None,
+        **tokenizer_params,
+    ):
         super().__init__()
         reserved_tokens = list(reserved_tokens)
         missing = [t for t in REQUIRED_RESERVED if t not in reserved_tokens]
         if missing:
             raise ValueError(f"reserved_tokens: {reserved_tokens} lacks {missing}; the tutorial's module needs them")
-        vocab = read_vocab_file(vocab_path)
-        absent = [t for t in reserved_tokens if t not in set(vocab)]
+        from_file = isinstance(vocab_path, (str, os.PathLike))
+        if from_file and vocab_file is not None:
+            raise ValueError(f"vocab_file: {os.fspath(vocab_file)!r} is for a list of tokens; vocab_path is a file")
+        if not from_file and vocab_file is None:
+            raise ValueError(
+                "vocab_file: a list of tokens needs the path of the vocab.txt to write them to, the SavedModel's asset"
+            )
+        tokens = read_vocab_file(vocab_path) if from_file else vocab_path
+        where = f"vocab file {os.fspath(vocab_path)!r}" if from_file else "vocabulary"
+        absent = [t for t in reserved_tokens if t not in set(tokens)]
         if absent:
-            raise ValueError(f"reserved_tokens: {absent} not in the vocab file {os.fspath(vocab_path)!r}; add them")
-        ids = {t: i for i, t in enumerate(vocab)}
-        self._start, self._end = ids["[START]"], ids["[END]"]
-        self._cls = ids.get("[CLS]", self._start)  # [CLS]/[SEP] for CustomTokenizer's BERT inputs
-        self._sep = ids.get("[SEP]", self._end)
-        self._pad = ids.get("[PAD]", 0)
-        self.tokenizer = BertTokenizer(vocab, **self._tokenizer_options(vocab, tokenizer_params))
+            raise ValueError(f"reserved_tokens: {absent} not in the {where}; add them")
+        self.tokenizer = BertTokenizer(tokens, **tokenizer_params)
+        if not from_file:
+            write_vocab_file(vocab_file, self.tokenizer.vocab.tokens, overwrite=False, what="vocab_file")
+        self._vocab_path = tf.saved_model.Asset(os.fspath(vocab_path if from_file else vocab_file))
+        ids = self.tokenizer.token_to_id
+        self._start, self._end = ids("[START]"), ids("[END]")
+        self._pad = _id_or(ids("[PAD]"), 0)
         self._reserved_tokens = reserved_tokens
-        self._vocab_path = tf.saved_model.Asset(os.fspath(vocab_path))
-        self.vocab = tf.Variable(vocab, trainable=False, name="vocab")
         # Bad-token pattern for detokenize: every reserved token but [UNK].
         self._drop_pattern = "|".join(re.escape(t) for t in reserved_tokens if t != "[UNK]") or "(?!)"
 
@@ -97,13 +118,14 @@ class TutorialTokenizer(Tokenizer, Detokenizer):
         self.get_vocab_size.get_concrete_function()
         self.get_vocab_path.get_concrete_function()
         self.get_reserved_tokens.get_concrete_function()
-        if self.tokenizer.core != "string":  # only the numeric core takes bytes
+        if self.tokenizer.engine.takes_bytes:  # the numeric core's
             self.tokenize_bytes = tf.function(self._tokenize_bytes, input_signature=[BYTES, ROW_LENGTHS])
             self.tokenize_bytes.get_concrete_function()
 
-    def _tokenizer_options(self, vocab: list[str], params: dict) -> dict:
-        """The BertTokenizer options (a hook for CustomTokenizer's BERT inputs)."""
-        return params
+    @property
+    def _tokens(self) -> tf.Tensor:
+        """string [vocab size]: the one token tensor (the tokenizer's) that every signature reads."""
+        return self.tokenizer.vocab.token_tensor
 
     @tf.function(input_signature=[STRING_BATCH])
     def tokenize(self, strings):
@@ -139,12 +161,12 @@ class TutorialTokenizer(Tokenizer, Detokenizer):
     def lookup(self, token_ids):
         token_ids = self._checked(token_ids)
         if isinstance(token_ids, tf.RaggedTensor):
-            return tf.ragged.map_flat_values(tf.gather, self.vocab, token_ids)
-        return tf.gather(self.vocab, token_ids)
+            return tf.ragged.map_flat_values(tf.gather, self._tokens, token_ids)
+        return tf.gather(self._tokens, token_ids)
 
     @tf.function(input_signature=[])
     def get_vocab_size(self):
-        return tf.shape(self.vocab)[0]
+        return tf.shape(self._tokens)[0]
 
     @tf.function(input_signature=[])
     def get_vocab_path(self):
@@ -198,7 +220,7 @@ class TutorialTokenizer(Tokenizer, Detokenizer):
     def _checked(self, ids):
         """`ids`, once checked to be in [0, vocab size) (the checks run first, not beside the use)."""
         values = ids.flat_values if isinstance(ids, tf.RaggedTensor) else ids
-        size = tf.cast(tf.shape(self.vocab)[0], values.dtype)
+        size = tf.cast(tf.shape(self._tokens)[0], values.dtype)
         checks = [
             tf.debugging.assert_non_negative(values, message="token ids must be >= 0"),
             tf.debugging.assert_less(values, size, message="token ids must be < the vocabulary size"),
@@ -209,20 +231,23 @@ class TutorialTokenizer(Tokenizer, Detokenizer):
 
 
 class CustomTokenizer(TutorialTokenizer):
-    """`TutorialTokenizer` plus BERT model inputs: what `tf-wordpiece export --vocab` saves.
+    """`TutorialTokenizer` plus BERT model inputs.
 
     Also (with fixed input signatures, so a SavedModel has them):
       bert_pack_inputs(string [batch]) and bert_pack_pair_inputs(string [batch],
         string [batch]) -> {"input_word_ids", "input_mask", "input_type_ids"},
-        int32 [batch, seq_length], segments trimmed round-robin like
-        `tensorflow_text.RoundRobinTrimmer`, `[CLS] a [SEP] (b [SEP])` when the
-        vocabulary has [CLS]/[SEP], else `[START]`/`[END]`. With compat="hf" they
-        are `BertTokenizer.encode` instead: Hugging Face's template (type id 1 for
-        b and its [SEP]), longest_first truncation and padding to seq_length.
+        int32 [batch, seq_length], `[CLS] a [SEP] (b [SEP])` (type id 1 for b
+        and its [SEP]) when the vocabulary has [CLS]/[SEP], else
+        `[START]`/`[END]`, padded with [PAD] (or 0). Segments are trimmed
+        round-robin like `tensorflow_text.RoundRobinTrimmer`, or with
+        compat="hf" longest-first as Hugging Face truncates (the ids of
+        `BertTokenizer.encode(..., truncation="longest_first",
+        padding="max_length")`). One packer, `bert.packing.FixedLengthTemplate`,
+        as in the Keras `BertInputsPacker`.
       `signatures()`: serving_default and both BERT inputs, for tf.saved_model.save.
 
     Args:
-      reserved_tokens, vocab_path, **tokenizer_params: as `TutorialTokenizer`.
+      reserved_tokens, vocab_path, vocab_file, **tokenizer_params: as `TutorialTokenizer`.
       seq_length: the fixed length of the BERT inputs. Defaults to 128.
 
     >>> import tempfile, pathlib
@@ -238,42 +263,30 @@ class CustomTokenizer(TutorialTokenizer):
     def __init__(
         self,
         reserved_tokens: Sequence[str],
-        vocab_path: str | os.PathLike,
+        vocab_path: str | os.PathLike | Sequence[str],
         *,
         seq_length: int = 128,
         **tokenizer_params,
     ):
-        if not isinstance(seq_length, int) or seq_length < 3:
+        if isinstance(seq_length, bool) or not isinstance(seq_length, int) or seq_length < 3:
             raise ValueError(f"seq_length: expected an int >= 3, got {seq_length!r}")
         super().__init__(reserved_tokens, vocab_path, **tokenizer_params)
         self.seq_length = seq_length
-        self._packer = FixedLengthTemplate(cls_id=self._cls, sep_id=self._sep, pad_id=self._pad)
-
-    def _tokenizer_options(self, vocab: list[str], params: dict) -> dict:
-        if params.get("compat") == "hf" and "post_processor" not in params:
-            # BERT inputs then go through encode's template, truncation and padding (Hugging Face's rules).
-            params = dict(
-                params,
-                post_processor=TemplateProcessing.bert(
-                    cls_id=self._cls,
-                    sep_id=self._sep,
-                    cls_token=vocab[self._cls],
-                    sep_token=vocab[self._sep],
-                    pad_id=self._pad,
-                ),
-            )
-        return params
+        ids = self.tokenizer.token_to_id
+        self._cls, self._sep = _id_or(ids("[CLS]"), self._start), _id_or(ids("[SEP]"), self._end)
+        self._packer = FixedLengthTemplate(
+            cls_id=self._cls,
+            sep_id=self._sep,
+            pad_id=self._pad,
+            trimming="longest_first" if self.tokenizer.compat == "hf" else "round_robin",
+        )
 
     @tf.function(input_signature=[STRING_BATCH])
     def bert_pack_inputs(self, strings):
-        if self.tokenizer.compat == "hf":
-            return self._encode(strings)
         return self._pack([self._segment(strings)])
 
     @tf.function(input_signature=[STRING_BATCH, STRING_BATCH])
     def bert_pack_pair_inputs(self, first, second):
-        if self.tokenizer.compat == "hf":
-            return self._encode(first, second)
         return self._pack([self._segment(first), self._segment(second)])
 
     def signatures(self) -> dict:
@@ -283,16 +296,9 @@ class CustomTokenizer(TutorialTokenizer):
             "bert_pack_inputs": self.bert_pack_inputs.get_concrete_function(),
             "bert_pack_pair_inputs": self.bert_pack_pair_inputs.get_concrete_function(),
         }
-        if hasattr(self, "tokenize_bytes"):
+        if self.tokenizer.engine.takes_bytes:
             signatures["tokenize_bytes"] = self.tokenize_bytes.get_concrete_function()
         return signatures
-
-    def _encode(self, first, second=None):
-        """compat="hf": Hugging Face's template, longest_first truncation and padding to seq_length."""
-        enc = self.tokenizer.encode(
-            first, second, truncation="longest_first", max_length=self.seq_length, padding="max_length"
-        )
-        return self._bert_inputs(enc)
 
     def _segment(self, strings):
         return tf.cast(merge_words(self.tokenizer.tokenize(strings)), tf.int64)
@@ -306,3 +312,7 @@ class CustomTokenizer(TutorialTokenizer):
         """An Encoding as the BERT encoders' int32 inputs (TF Hub / Model Garden names)."""
         names = {"input_word_ids": enc.ids, "input_mask": enc.attention_mask, "input_type_ids": enc.type_ids}
         return {name: tf.cast(t, tf.int32) for name, t in names.items()}
+
+
+def _id_or(token_id: int | None, default: int) -> int:
+    return default if token_id is None else token_id

@@ -23,9 +23,11 @@ import numpy as np
 import tensorflow as tf
 from google.protobuf import json_format
 
-from tf_wordpiece.export.converter import write_folder_atomically
+from tf_wordpiece.export.frozen import frozen_graph_def
+from tf_wordpiece.export.layout import TFJS_FILES, TFJS_WRITER, is_tfjs_model
+from tf_wordpiece.files import check_output_folder, write_folder_atomically
 
-WEIGHTS_FILE = "group1-shard1of1.bin"
+WEIGHTS_FILE = TFJS_FILES[1]
 _DTYPES = {tf.int32: "int32", tf.int64: "int32", tf.bool: "bool", tf.float32: "float32", tf.uint8: "int32"}
 
 
@@ -36,16 +38,19 @@ def save_tfjs_graph_model(
 
     `out_dir` gets `model.json` and `group1-shard1of1.bin`, written in a hidden
     sibling folder and renamed into place. An existing `out_dir` is replaced
-    only with `overwrite` and only when it holds such a model (and nothing
-    else). Returns the model.json's "signature" (input and output names as
+    only with `overwrite` (else FileExistsError) and only when it holds such a
+    model written here and nothing else (else ValueError); an empty folder is
+    filled. Returns the model.json's "signature" (input and output names as
     TF.js executes them).
 
-    Raises ValueError when the graph holds a stateful capture (a variable or
-    table): only constants and integer ops go to TF.js.
+    Captured tensors and variables that the graph only reads (a Keras model's
+    weights) become constants in the weights file. Raises ValueError when the
+    graph holds another stateful capture (a lookup table, an assignment).
     """
-    out = _checked_out_dir(out_dir, overwrite=overwrite)
+    out = check_output_folder(out_dir, overwrite=overwrite, what="out_dir", kind="TF.js model", is_ours=is_tfjs_model)
+    replace = out.exists()
     concrete = tf.function(fn, autograph=False).get_concrete_function(**input_signature)
-    graph_def = _frozen(concrete)
+    graph_def = frozen_graph_def(concrete)  # variables too: a Keras model's weights become weights here
     weights = _move_constants_to_weights(graph_def)
     outputs = tf.nest.flatten(concrete.structured_outputs, expand_composites=True)
     keys = sorted(concrete.structured_outputs)  # tf.nest flattens a dict in sorted key order
@@ -59,7 +64,7 @@ def save_tfjs_graph_model(
     model = {
         "format": "graph-model",
         "generatedBy": tf.__version__,
-        "convertedBy": "tf_wordpiece",
+        "convertedBy": TFJS_WRITER,  # how `layout.is_tfjs_model` recognises what it may replace
         "modelTopology": json_format.MessageToDict(graph_def),
         "signature": signature,
         "weightsManifest": [{"paths": [WEIGHTS_FILE], "weights": [entry for entry, _ in weights]}],
@@ -70,41 +75,8 @@ def save_tfjs_graph_model(
         (folder / WEIGHTS_FILE).write_bytes(b"".join(data for _, data in weights))
         (folder / "model.json").write_text(json.dumps(model), encoding="utf-8")
 
-    write_folder_atomically(out, write)
+    write_folder_atomically(out, write, replace=replace)
     return signature
-
-
-def _checked_out_dir(out_dir: str | os.PathLike, *, overwrite: bool) -> pathlib.Path:
-    """`out_dir`, resolved, once it is known that writing there loses nothing."""
-    out = pathlib.Path(out_dir).resolve()
-    if not out.exists() or (out.is_dir() and not any(out.iterdir())):
-        return out
-    ours = out.is_dir() and {p.name for p in out.iterdir()} == {"model.json", WEIGHTS_FILE}
-    if ours and overwrite:
-        return out
-    if ours:
-        raise ValueError(f"out_dir: {str(out)!r} already holds a TF.js model; pass overwrite=True to replace it")
-    raise ValueError(f"out_dir: {str(out)!r} exists and is not a TF.js model written here; choose another folder")
-
-
-def _frozen(concrete) -> tf.compat.v1.GraphDef:
-    """The function's graph with each captured tensor turned into a Const node."""
-    graph_def = concrete.graph.as_graph_def()
-    captured = concrete.captured_inputs
-    placeholders = concrete.inputs[len(concrete.inputs) - len(captured) :]
-    values = {}
-    for placeholder, value in zip(placeholders, captured):
-        if value.dtype == tf.resource:
-            raise ValueError(f"fn: captures {placeholder.name}, a variable or table; TF.js takes constants only")
-        values[placeholder.op.name] = value.numpy()
-    for node in graph_def.node:
-        if node.name in values:
-            value = values[node.name]
-            node.op = "Const"
-            node.ClearField("attr")
-            node.attr["dtype"].type = tf.as_dtype(value.dtype).as_datatype_enum
-            node.attr["value"].tensor.CopyFrom(tf.make_tensor_proto(value))
-    return graph_def
 
 
 def _move_constants_to_weights(graph_def) -> list[tuple[dict, bytes]]:

@@ -14,7 +14,8 @@ from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 import tensorflow as tf
 
-from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer, tf_text_basic_tokenizer
+from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
+from tf_wordpiece.bert.recipes import TfTextRecipe
 from tf_wordpiece.learning.learner import check_learn_params, learn_with_stats
 from tf_wordpiece.learning.params import checked_param_names
 from tf_wordpiece.learning.word_counts import WordCounts, count_words
@@ -39,7 +40,7 @@ def word_splitter(bert_tokenizer_params: Mapping | None = None) -> BasicTokenize
     [[b'hello', b',', b'world']]
     """
     tokenizer_params, _ = checked_param_names(bert_tokenizer_params, None)
-    return tf_text_basic_tokenizer(**tokenizer_params)
+    return TfTextRecipe(**tokenizer_params).basic_tokenizer()
 
 
 def count_and_learn(
@@ -90,7 +91,7 @@ def count_and_learn(
     TypeError: learn_params: unknown ['lowerthresh']; expected some of [...]
     """
     tokenizer_params, learning = checked_param_names(bert_tokenizer_params, learn_params)
-    splitter = tf_text_basic_tokenizer(**tokenizer_params)
+    splitter = TfTextRecipe(**tokenizer_params).basic_tokenizer()
     check_learn_params(vocab_size, reserved_tokens, learning)
     dataset = _as_dataset(dataset)
     start = time.perf_counter()

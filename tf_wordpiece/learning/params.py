@@ -8,6 +8,9 @@ from __future__ import annotations
 import argparse
 from typing import Mapping, NamedTuple
 
+from tf_wordpiece.messages import counted
+from tf_wordpiece.unicode.normalization import NORMALIZATION_FORMS
+
 
 class LearnParams(NamedTuple):
     """tensorflow_text's learner parameters, with its defaults."""
@@ -70,7 +73,9 @@ def add_learn_options(parser: argparse.ArgumentParser) -> None:
     words.add_argument("--lower-case", action="store_true", help="lowercase and strip accents before counting")
     words.add_argument("--keep-whitespace", action="store_true", help="keep white space as tokens")
     words.add_argument(
-        "--normalization-form", choices=["NFD", "NFKD"], help="Unicode normalization (without --lower-case)"
+        "--normalization-form",
+        choices=[form for form in NORMALIZATION_FORMS if form],
+        help="Unicode normalization, as tensorflow_text's BasicTokenizer (without --lower-case; with it, only NFD)",
     )
     words.add_argument(
         "--preserve-unused-token", action="store_true", help="keep [unused*] tokens written in text whole"
@@ -155,14 +160,41 @@ def int_at_least(lowest: int):
 
 
 def threshold_summary(stats: dict, args) -> str:
-    """The summary's words on the count threshold the search ended at, beside the options that bound it."""
-    if stats["threshold"] is None:
+    """The summary's words on the count threshold the search ended at, beside the options that bound it.
+
+    `stats` is `learn`'s (`threshold`, and if known `search_range` and
+    `search_steps`); `args` has `lower_thresh` and `upper_thresh`. The search
+    (tensorflow_text's binary search) can end below the range it searched: one
+    below it when the vocabulary is still short of the target at its lowest
+    threshold, or halfway between its bounds when they cross (the most frequent
+    word occurs fewer than --lower-thresh times).
+
+    >>> from types import SimpleNamespace
+    >>> args = SimpleNamespace(lower_thresh=10, upper_thresh=10_000_000)
+    >>> print(threshold_summary({"threshold": 5, "search_range": (10, 1), "search_steps": 1}, args))
+    count threshold 5 (halfway between the highest word count 1 and --lower-thresh 10: the search range is empty, \
+so tensorflow_text's search takes the middle) after 1 search step
+    """
+    threshold = stats["threshold"]
+    if threshold is None:
         return "no count threshold (no word to learn from)"
-    steps = f" after {stats['search_steps']} search steps" if "search_steps" in stats else ""
-    return (
-        f"count threshold {stats['threshold']} (searched within --lower-thresh {args.lower_thresh} .. "
-        f"--upper-thresh {args.upper_thresh} and the word counts){steps}"
-    )
+    steps = f" after {counted(stats['search_steps'], 'search step')}" if "search_steps" in stats else ""
+    lowest, highest = stats.get("search_range") or (args.lower_thresh, args.upper_thresh)
+    low = f"--lower-thresh {lowest}" if lowest == args.lower_thresh else f"the lowest word count {lowest}"
+    high = f"--upper-thresh {highest}" if highest == args.upper_thresh else f"the highest word count {highest}"
+    if highest < lowest:
+        where = (
+            f"halfway between {high} and {low}: the search range is empty, so tensorflow_text's search takes the middle"
+        )
+    elif threshold < lowest:
+        where = (
+            f"one below {low}, the lowest threshold searched: the vocabulary was still short of the target there, "
+            "and tensorflow_text's search ends one step past its bound"
+        )
+    else:
+        bounds = f"--lower-thresh {args.lower_thresh} .. --upper-thresh {args.upper_thresh}"
+        where = f"searched within {bounds} and the word counts"
+    return f"count threshold {threshold} ({where}){steps}"
 
 
 def size_notes(size: int, target: int, stats: dict, *, slack_ratio: float, lower_thresh: int) -> list[str]:
@@ -187,19 +219,20 @@ def size_notes(size: int, target: int, stats: dict, *, slack_ratio: float, lower
     lowest, highest = stats.get("search_range") or (lower_thresh, None)
     if highest is not None and highest < lower_thresh:
         why = (
-            f"the most frequent word occurs {highest} times, fewer than --lower-thresh {lower_thresh}; "
+            f"the most frequent word occurs {counted(highest, 'time')}, fewer than --lower-thresh {lower_thresh}; "
             "give more text or lower --lower-thresh"
         )
     elif lowest > lower_thresh:
         why = (
-            f"every word occurs at least {lowest} times, more than --lower-thresh {lower_thresh}, so a lower "
-            "--lower-thresh changes nothing; give more text"
+            f"every word occurs at least {counted(lowest, 'time')}, more than --lower-thresh {lower_thresh}, so "
+            "a lower --lower-thresh changes nothing; give more text"
         )
     elif threshold <= lower_thresh:
         why = f"the search goes no lower than --lower-thresh {lower_thresh}; give more text or lower --lower-thresh"
     else:
         why = "a lower threshold gives more tokens than the target: raise --slack-ratio or give more text"
     return [
-        f"fewer tokens than the target: only {size} tokens (reserved, the alphabet and substrings) occur at "
-        f"least {threshold} times (the count threshold) in the {stats['words']} words learned from; {why}"
+        f"fewer tokens than the target: only {counted(size, 'token')} (reserved, the alphabet and substrings) "
+        f"{'occurs' if size == 1 else 'occur'} at least {counted(threshold, 'time')} (the count threshold) in the "
+        f"{counted(stats['words'], 'word')} learned from; {why}"
     ]

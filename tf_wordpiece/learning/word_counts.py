@@ -10,6 +10,7 @@ import tensorflow as tf
 
 from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
 from tf_wordpiece.bert.space_chunks import words_never_span_spaces
+from tf_wordpiece.messages import STANDARD_INPUT, line_and_offset, not_utf8_message, shown_path
 from tf_wordpiece.progress import progress_bar
 
 BATCH_SIZE = 8192  # strings per counting batch (datasets of scalars or vectors are rebatched)
@@ -33,15 +34,15 @@ def count_words(dataset: tf.data.Dataset, basic_tokenizer: BasicTokenizer, *, pr
     Args:
       dataset: elements are tf.string tensors of any shape (scalars and
         vectors are rebatched here), or RaggedTensors of strings.
-      basic_tokenizer: e.g. `tf_text_basic_tokenizer(lower_case=True)`.
+      basic_tokenizer: e.g. `TfTextRecipe(lower_case=True).basic_tokenizer()`.
       progress: show a progress bar over the strings read.
 
     Returns:
       WordCounts: word (str) -> count (int), in order of first appearance.
 
-    >>> from tf_wordpiece.bert.basic_tokenizer import tf_text_basic_tokenizer
+    >>> from tf_wordpiece.bert.recipes import TfTextRecipe
     >>> data = tf.data.Dataset.from_tensor_slices(["The cat.", "the CAT sat"])
-    >>> dict(count_words(data, tf_text_basic_tokenizer(lower_case=True)))
+    >>> dict(count_words(data, TfTextRecipe(lower_case=True).basic_tokenizer()))
     {'the': 2, 'cat': 2, '.': 1, 'sat': 1}
     """
     spec = dataset.element_spec
@@ -130,28 +131,28 @@ def text_line_dataset(paths: Sequence[str | os.PathLike], *, not_utf8: list[str]
     if not paths:
         raise ValueError("input: no files given")
     for path in paths:
-        if os.fspath(path) != "-":
+        if os.fspath(path) != STANDARD_INPUT:
             try:
                 with open(path, "rb"):
                     pass
             except OSError as e:
-                raise ValueError(f"input: cannot read {os.fspath(path)!r}: {e.strerror}") from None
+                raise ValueError(f"input: cannot read '{shown_path(path)}': {e.strerror}") from None
 
     def batches():
         batch: list[bytes] = []
         for path in paths:
-            name = "standard input" if os.fspath(path) == "-" else os.fspath(path)
+            stdin = os.fspath(path) == STANDARD_INPUT
             checked, first_line = len(batch), 1  # batch[checked:] are this file's lines from first_line on
-            with open(sys.stdin.fileno(), "rb", closefd=False) if name == "standard input" else open(path, "rb") as f:
+            with open(sys.stdin.fileno(), "rb", closefd=False) if stdin else open(path, "rb") as f:
                 for line in f:
                     batch.append(line.rstrip(b"\n").removesuffix(b"\r"))
                     if len(batch) == BATCH_SIZE:
-                        if not _all_utf8(batch[checked:], name, first_line, not_utf8):
+                        if not _all_utf8(batch[checked:], path, first_line, not_utf8):
                             return
                         yield batch
                         first_line += len(batch) - checked
                         batch, checked = [], 0
-            if not _all_utf8(batch[checked:], name, first_line, not_utf8):
+            if not _all_utf8(batch[checked:], path, first_line, not_utf8):
                 return
         if batch:
             yield batch
@@ -159,7 +160,7 @@ def text_line_dataset(paths: Sequence[str | os.PathLike], *, not_utf8: list[str]
     return tf.data.Dataset.from_generator(batches, output_signature=tf.TensorSpec([None], tf.string))
 
 
-def _all_utf8(lines: list[bytes], path: str, first_line: int, errors: list[str] | None) -> bool:
+def _all_utf8(lines: list[bytes], path, first_line: int, errors: list[str] | None) -> bool:
     """Whether every line is UTF-8 (or `errors` is None: not checked); if not, appends the first line's error."""
     if errors is None:
         return True
@@ -170,20 +171,14 @@ def _all_utf8(lines: list[bytes], path: str, first_line: int, errors: list[str] 
         joined.decode("utf-8")
         return True
     except UnicodeDecodeError as e:
-        line = joined.count(b"\n", 0, e.start)
-        offset = e.start - (joined.rfind(b"\n", 0, e.start) + 1)
-        errors.append(invalid_utf8_message(path, first_line + line, offset, joined[e.start]))
+        line, offset = line_and_offset(joined, e.start)
+        errors.append(invalid_utf8_message(path, first_line - 1 + line, offset, joined[e.start]))
         return False
 
 
-def invalid_utf8_message(path: str, line: int, offset: int, byte: int) -> str:
-    """The error for a text file that is not UTF-8: where (line from 1, byte offset in the line from 0) and the fix."""
-    fix = (
-        "convert it to UTF-8 first, e.g. iconv -f latin1 -t utf-8"
-        if path == "standard input"
-        else f"convert the file to UTF-8 first, e.g. iconv -f latin1 -t utf-8 {path} > {path}.utf8"
-    )
-    return f"input: {path} is not UTF-8 text: line {line} holds the byte 0x{byte:02x} at byte offset {offset}; {fix}"
+def invalid_utf8_message(path, line: int, offset: int, byte: int) -> str:
+    """`messages.not_utf8_message` for an input text file (line from 1, byte offset in the line from 0)."""
+    return not_utf8_message("input", path, line=line, offset=offset, byte=byte)
 
 
 def tfds_text_dataset(spec: str) -> tf.data.Dataset:

@@ -21,6 +21,7 @@ import pathlib
 from typing import Sequence
 
 from tf_wordpiece.files import write_text_atomically
+from tf_wordpiece.messages import line_and_offset, not_utf8_message, shown_path
 from tf_wordpiece.subword.text import check_compat
 
 TFDS_HEADER = "### SubwordTextEncoder"
@@ -142,23 +143,23 @@ def read_vocab_file(path: str | os.PathLike, compat: str | None) -> tuple[str, l
         data = pathlib.Path(path).read_bytes()
     except OSError as e:
         raise ValueError(
-            f"vocab: cannot read the vocab file {path!r} ({e.strerror}); pass a file written by store_to_file"
+            f"vocab: cannot read the vocab file '{shown_path(path)}' ({e.strerror}); pass a file written by "
+            "store_to_file"
         ) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ValueError(
-            f"vocab: the vocab file {path!r} is not valid UTF-8 (byte {e.start}); re-save it as UTF-8"
-        ) from None
+        line, offset = line_and_offset(data, e.start)
+        raise ValueError(not_utf8_message("vocab", path, line=line, offset=offset, byte=data[e.start])) from None
     found = "tfds" if is_tfds_vocab(text) else "t2t"
     if compat is not None and check_compat(compat) != found:
         raise ValueError(
-            f"compat: {compat!r}, but the vocab file {path!r} is in {found}'s format "
+            f"compat: {compat!r}, but the vocab file '{shown_path(path)}' is in {found}'s format "
             f"({'has' if found == 'tfds' else 'lacks'} the {TFDS_HEADER!r} header); pass compat={found!r} or None"
         )
     if found == "tfds":
-        return found, parse_tfds_vocab(text, source=f"vocab file {path!r}")
-    return found, parse_vocab(text, source=f"vocab file {path!r}")
+        return found, parse_tfds_vocab(text, source=f"vocab file '{shown_path(path)}'")
+    return found, parse_vocab(text, source=f"vocab file '{shown_path(path)}'")
 
 
 def write_vocab_file(

@@ -7,7 +7,9 @@ each taking its count from its prefixes, and this repeats `num_iterations`
 times (`build_from_token_counts`). `build_to_target_size` searches min_count
 for the vocabulary whose size is closest to a target. The two modes' rules
 (how tokens are cut and escaped, where the vocabulary starts, the bounds of the
-search) are the table in the package docstring (`subword/__init__.py`).
+search) are the table in the package docstring (`subword/__init__.py`); each
+mode's are one object (`rules.py`), chosen once from `compat`, so nothing here
+asks which mode it runs.
 
 >>> counts = corpus_token_counts(["the cat sat", "the hat"])
 >>> sorted(counts.items())
@@ -28,18 +30,9 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from tf_wordpiece.messages import counted
 from tf_wordpiece.progress import progress_bar
-from tf_wordpiece.subword.text import (
-    NUM_BYTES,
-    RESERVED_TOKENS,
-    TFDS_UNDERSCORE,
-    alphabet_of,
-    check_compat,
-    escape_token,
-    is_mixed_alphanum,
-    split_text,
-    tfds_tokens,
-)
+from tf_wordpiece.subword.rules import LearningRules, rules_for
 
 # --- token counts --------------------------------------------------------------------------------
 
@@ -60,7 +53,7 @@ def corpus_token_counts(
     >>> sorted(corpus_token_counts(["hello world", "more"], compat="tfds", max_corpus_chars=8).items())
     [('hello_', 1), ('wo', 1)]
     """
-    check_compat(compat)
+    rules = rules_for(compat)
     if max_corpus_chars is not None and (
         isinstance(max_corpus_chars, bool) or not isinstance(max_corpus_chars, int) or max_corpus_chars < 0
     ):
@@ -73,7 +66,7 @@ def corpus_token_counts(
                 break  # tfds reads on, but every later line is cut to nothing
             line = line[: max_corpus_chars - used]
             used += len(line)
-        counts.update(split_text(line) if compat == "t2t" else tfds_tokens(line, reserved_tokens))
+        counts.update(rules.tokens(line, reserved_tokens))
     return counts
 
 
@@ -81,8 +74,9 @@ def corpus_token_counts(
 
 
 def _boundaries(token: str, vocab: set[str], prefixes: set[str]) -> list[int]:
-    """Where `reference.segment(token, vocab, ...)`'s pieces start; `prefixes` holds every prefix of every
-    vocabulary string, so the scan from each start stops as soon as no string can match.
+    """Where the greedy longest-match pieces of `token` start (the tests' `subword_reference.segment`);
+    `prefixes` holds every prefix of every vocabulary string, so the scan from each start stops as soon as
+    no string can match.
 
     >>> _boundaries("abcab", {"ab", "abc", "b"}, {"a", "ab", "abc", "b"})
     [0, 3]
@@ -109,28 +103,19 @@ class _Learner:
         self,
         token_counts: Mapping[str, int],
         *,
-        compat: str,
+        rules: LearningRules,
         reserved_tokens: Sequence[str],
         max_subtoken_length: int | None,
         num_iterations: int,
     ):
-        self.compat = check_compat(compat)
-        self.reserved = list(reserved_tokens)
+        self.rules = rules
         self.iterations = num_iterations
-        if compat == "t2t":
-            self.alphabet = alphabet_of([*token_counts, *self.reserved])
-            self.tokens = [(escape_token(t, self.alphabet), c) for t, c in token_counts.items()]
-            self.prefix = [escape_token(t, self.alphabet) for t in self.reserved]
-            # t2t counts substrings shorter than max_subtoken_length (its range stops one early).
-            self.longest = max_subtoken_length - 1 if max_subtoken_length else None
-            first_vocab = set(self.alphabet)
-        else:
-            self.alphabet = frozenset()
-            self.tokens = list(token_counts.items())
-            self.prefix = list(self.reserved)
-            self.longest = max_subtoken_length
-            first_vocab = set(self.reserved)
-        self._first_counts = self._count(first_vocab)
+        reserved = list(reserved_tokens)
+        self.alphabet = rules.alphabet(list(token_counts), reserved)
+        self.tokens = [(rules.prepared(t, self.alphabet), c) for t, c in token_counts.items()]
+        self.prefix = [rules.prepared(t, self.alphabet) for t in reserved]
+        self.longest = rules.counted_length(max_subtoken_length)
+        self._first_counts = self._count(rules.first_vocab(self.alphabet, reserved))
 
     def _count(self, vocab: set[str]) -> dict[str, int]:
         """Counts of every substring that starts where a current subtoken starts.
@@ -140,7 +125,7 @@ class _Learner:
         boundaries are counted first, many tokens sharing them, then each
         distinct suffix adds its count to its prefixes.
         """
-        vocab = set(vocab) | ({TFDS_UNDERSCORE} if self.compat == "tfds" else set())
+        vocab = set(vocab) | self.rules.kept_whole
         prefixes = {s[:end] for s in vocab for end in range(1, len(s) + 1)}
         longest = self.longest
         suffixes: dict[str, int] = collections.defaultdict(int)
@@ -153,7 +138,7 @@ class _Learner:
         """Candidates with count >= min_count, longest first, each taking its count from its prefixes."""
         by_length = collections.defaultdict(list)
         for s, c in counts.items():
-            if c >= min_count and not self._always_in_vocab(s):
+            if c >= min_count and not self.rules.covered(s, self.alphabet):
                 by_length[len(s)].append(s)
         chosen = []
         for length in sorted(by_length, reverse=True):
@@ -167,23 +152,13 @@ class _Learner:
         chosen.sort(reverse=True)
         return self.prefix + [s for _, s in chosen]
 
-    def _always_in_vocab(self, s: str) -> bool:
-        if self.compat == "t2t":
-            return s in self.alphabet
-        return len(s.encode("utf-8", "surrogatepass")) <= 1  # a byte id covers it
-
     def build(self, min_count: int) -> list[str]:
-        min_count = max(min_count, 1) if self.compat == "t2t" else min_count
+        min_count = self.rules.min_count(min_count)
         vocab: list[str] = []
         for i in range(self.iterations):
             counts = collections.defaultdict(int, self._first_counts) if i == 0 else self._count(set(vocab))
             vocab = self._select(counts, min_count)
-        if self.compat == "tfds":
-            vocab = [s for s in vocab if s]
         return vocab
-
-    def size(self, vocab: list[str]) -> int:
-        return len(vocab) if self.compat == "t2t" else 1 + len(vocab) + NUM_BYTES
 
 
 _VECTOR_WIDTH = 64  # prefixes up to this many characters are counted with NumPy, longer ones in Python
@@ -224,23 +199,9 @@ def prefix_counts(weights: Mapping[str, int]) -> dict[str, int]:
     return counts
 
 
-def _check_reserved(reserved_tokens: Sequence[str], compat: str) -> list[str]:
-    reserved = list(reserved_tokens)
-    if compat == "t2t" and reserved[: len(RESERVED_TOKENS)] != list(RESERVED_TOKENS):
-        raise ValueError(
-            f"reserved_tokens: {reserved} must start with {list(RESERVED_TOKENS)} (tensor2tensor's ids 0 and 1)"
-        )
-    if compat == "tfds":
-        bad = [t for t in reserved if t.endswith("_") or not is_mixed_alphanum(t)]
-        if bad:
-            raise ValueError(
-                f"reserved_tokens: {bad} must mix alphanumeric and other characters and not end in '_' (like '<EOS>')"
-            )
-    return reserved
-
-
-def _default_reserved(compat: str) -> tuple[str, ...]:
-    return RESERVED_TOKENS if compat == "t2t" else ()
+def _reserved(rules: LearningRules, reserved_tokens: Sequence[str] | None) -> list[str]:
+    """The reserved tokens asked for (None: the mode's default), checked by the mode's rules."""
+    return rules.check_reserved(rules.default_reserved if reserved_tokens is None else reserved_tokens)
 
 
 def build_from_token_counts(
@@ -256,11 +217,12 @@ def build_from_token_counts(
 
     Returns the subtoken list (t2t: id n is entry n; tfds: id n + 1, bytes after).
     """
-    reserved = _check_reserved(_default_reserved(compat) if reserved_tokens is None else reserved_tokens, compat)
+    rules = rules_for(compat)
+    reserved = _reserved(rules, reserved_tokens)
     _check_counts(token_counts)
     return _Learner(
         token_counts,
-        compat=compat,
+        rules=rules,
         reserved_tokens=reserved,
         max_subtoken_length=max_subtoken_length,
         num_iterations=num_iterations,
@@ -285,41 +247,40 @@ def build_to_target_size(
     1000, or tfds's least and greatest token count. `target_size` counts every
     id (t2t: the subtokens; tfds: padding + subwords + 256 bytes).
     """
-    check_compat(compat)
-    reserved = _check_reserved(_default_reserved(compat) if reserved_tokens is None else reserved_tokens, compat)
+    rules = rules_for(compat)
+    reserved = _reserved(rules, reserved_tokens)
     _check_counts(token_counts)
-    if compat == "tfds" and max_subtoken_length is None:
-        max_subtoken_length = 20
+    if max_subtoken_length is None:
+        max_subtoken_length = rules.default_max_subtoken_length
     if max_subtoken_length is not None and (not isinstance(max_subtoken_length, int) or max_subtoken_length < 1):
         raise ValueError(f"max_subtoken_length: expected a positive int or None, got {max_subtoken_length!r}")
-    if compat == "t2t":
-        low, high = 1 if min_val is None else min_val, 1000 if max_val is None else max_val
-    else:
-        low = max(min(token_counts.values()), 1) if min_val is None else min_val
-        high = max(token_counts.values()) if max_val is None else max_val
+    default_low, default_high = rules.min_count_bounds(token_counts)
+    low = default_low if min_val is None else min_val
+    high = default_high if max_val is None else max_val
     if low > high:
         raise ValueError(f"min_val: {low} is greater than max_val {high}; pass min_val <= max_val")
     start = time.perf_counter()
     learner = _Learner(
         token_counts,
-        compat=compat,
+        rules=rules,
         reserved_tokens=reserved,
         max_subtoken_length=max_subtoken_length,
         num_iterations=num_iterations,
     )
-    _check_target_size(target_size, compat)
-    with progress_bar(desc=f"subwords ({compat})", unit=" builds", disable=not verbose, file=sys.stderr) as bar:
+    _check_target_size(target_size, rules)
+    with progress_bar(desc=f"subwords ({rules.name})", unit=" builds", disable=not verbose, file=sys.stderr) as bar:
 
         def build(min_count: int) -> list[str]:
             vocab = learner.build(min_count)
             bar.update(1)
-            bar.set_postfix(min_count=min_count, size=learner.size(vocab))
+            bar.set_postfix(min_count=min_count, size=rules.size(vocab))
             return vocab
 
-        vocab = _bisect(build, learner.size, target_size, low, high, prefer_later=compat == "tfds")
+        vocab = _bisect(build, rules.size, target_size, low, high, prefer_later=rules.prefer_later)
     if verbose:
         print(
-            f"learned {learner.size(vocab)} ids (target {target_size}) from {len(token_counts)} distinct tokens "
+            f"learned {counted(rules.size(vocab), 'id')} (target {target_size}) from "
+            f"{counted(len(token_counts), 'distinct token')} "
             f"in {time.perf_counter() - start:.1f} s",
             file=sys.stderr,
         )
@@ -327,18 +288,14 @@ def build_to_target_size(
 
 
 # tfds's smallest target: padding, one subword and the byte ids (its _validate_build_arguments).
-TFDS_MIN_TARGET_SIZE = 1 + 1 + NUM_BYTES
+TFDS_MIN_TARGET_SIZE = rules_for("tfds").smallest_target
 
 
-def _check_target_size(target_size, compat: str) -> None:
+def _check_target_size(target_size, rules: LearningRules) -> None:
     """Like the peers, a target below what the vocabulary must hold (the alphabet, reserved tokens) still
     builds the closest vocabulary; tfds only refuses targets below its fixed minimum."""
-    smallest = 1 if compat == "t2t" else TFDS_MIN_TARGET_SIZE
-    if isinstance(target_size, bool) or not isinstance(target_size, int) or target_size < smallest:
-        what = (
-            "a positive int" if compat == "t2t" else f"an int >= {smallest} (padding, a subword and 256 bytes, as tfds)"
-        )
-        raise ValueError(f"target_size: expected {what}, got {target_size!r}")
+    if isinstance(target_size, bool) or not isinstance(target_size, int) or target_size < rules.smallest_target:
+        raise ValueError(f"target_size: expected {rules.target_size_rule}, got {target_size!r}")
 
 
 def _bisect(build, size, target: int, low: int, high: int, *, prefer_later: bool) -> list[str]:

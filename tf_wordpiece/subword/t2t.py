@@ -1,7 +1,7 @@
 """tensor2tensor's SubwordTextEncoder encoding and decoding, in core TensorFlow ops (`compat="t2t"`).
 
 The graph half of `SubwordTextEncoder(...)` in its default mode, step by step
-as tensor2tensor does it in Python (`reference.py` is the plain twin):
+as tensor2tensor does it in Python (the tests' `helpers/subword_reference.py` is the plain twin):
 
 1. Text is cut into runs of alphanumeric (Unicode L*/N*) and other
    characters; a single-space token is dropped unless it is first or last.

@@ -4,7 +4,9 @@ Core TensorFlow has no NFD, case folding or Unicode categories. The data ships
 in `data/unicode_tables.json.gz`, read off the peers by
 `tools/gen_unicode_tables.py` (each peer pins its own Unicode version: ICU/RE2
 for tensorflow_text, Unicode 8.0 categories for Hugging Face `tokenizers`).
-Nothing is read until a tokenizer is built.
+Nothing is read until a tokenizer is built, and TensorFlow is imported only
+where a graph lookup is built or run: the data (and `normalization`,
+`classes` on top of it) loads without it, as the command line's `--help` does.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ import json
 from importlib import resources
 
 import numpy as np
-import tensorflow as tf
 
 NUM_CODE_POINTS = 0x110000
 # Invalid UTF-8 decodes to this code point: a lone surrogate, which valid UTF-8
@@ -55,11 +56,11 @@ def utf8_length(code_points):
     >>> utf8_length(np.array([0x41, 0xE9, 0x4E2D, 0x1F600])).tolist()
     [1, 2, 3, 4]
     """
-    length = 1
-    for bound in _UTF8_LENGTH_BOUNDS:
-        longer = code_points >= bound
-        length = length + (longer.astype(np.int32) if isinstance(longer, np.ndarray) else tf.cast(longer, tf.int32))
-    return length
+    if isinstance(code_points, np.ndarray):
+        return 1 + sum((code_points >= bound).astype(np.int32) for bound in _UTF8_LENGTH_BOUNDS)
+    import tensorflow as tf
+
+    return 1 + sum(tf.cast(code_points >= bound, tf.int32) for bound in _UTF8_LENGTH_BOUNDS)
 
 
 def _first_indices(labels: np.ndarray) -> list[int]:
@@ -83,12 +84,16 @@ class CodePointLookup:
         first_seen: dict[bytes, int] = {}
         page_of = np.array([first_seen.setdefault(p.tobytes(), len(first_seen)) for p in pages], np.int32)
         unique_pages = pages[_first_indices(page_of)]
+        import tensorflow as tf
+
         with tf.init_scope():  # eager constants, even when built inside a tf.function
             self._page_index = tf.constant(page_of)
             self._pages = tf.constant(unique_pages.reshape(-1))
 
-    def __call__(self, code_points: tf.Tensor) -> tf.Tensor:
+    def __call__(self, code_points):
         """int32 code points of any shape (each in [0, 0x10FFFF]) -> int32 values."""
+        import tensorflow as tf
+
         page_number = code_points // _PAGE_SIZE  # not a bit shift: TFLite's builtins and TF.js lack it
         within = code_points - page_number * _PAGE_SIZE
         return tf.gather(self._pages, tf.gather(self._page_index, page_number) * _PAGE_SIZE + within)

@@ -1,7 +1,7 @@
-"""The pure-Python twin of the t2t graph encoder (`t2t.py`): text -> ids -> text, slowly and plainly.
+"""The pure-Python twin of the t2t graph encoder (`tf_wordpiece/subword/t2t.py`): text -> ids -> text, slowly.
 
-The tests compare the graph with it, line by line; it is not used to
-encode in the package. Text is split into tokens (`text.split_text`), each
+The tests compare the graph with it, line by line (test code: the package
+encodes with the graph only). Text is split into tokens (`text.split_text`), each
 token is escaped against the vocabulary's alphabet, and the escaped token is
 cut into the longest subtokens, left to right.
 

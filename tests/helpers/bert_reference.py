@@ -1,4 +1,4 @@
-"""A slow, readable, pure-Python BERT tokenizer to test the graph against.
+"""A slow, readable, pure-Python BERT tokenizer to test the graph (`tf_wordpiece.BertTokenizer`) against.
 
 It follows the same rules from the same Unicode tables, one character at a
 time with ordinary loops, so a bug in the vectorized graph code (ragged
@@ -7,11 +7,14 @@ indexing, offsets, the longest-match walk) shows up as a difference.
 >>> ref = ReferenceBertTokenizer(["[UNK]", "un", "##aff", "##able", "!"], compat="hf", lower_case=True)
 >>> ref.tokenize("Unaffable!")
 [[1, 2, 3], [4]]
+
+`transformers_tokenize` is the twin of transformers' BertTokenizer with `do_basic_tokenize=False`.
 """
 
 from __future__ import annotations
 
 import bisect
+import re
 from typing import Sequence
 
 from tf_wordpiece.unicode import tables as ut
@@ -126,3 +129,44 @@ class _Members:
 
 
 _members = _Members
+
+
+BERT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+
+
+def transformers_tokenize(text: str, vocab: dict[str, int], specials=BERT_SPECIALS) -> list[tuple[str, int, int]]:
+    """(piece, char begin, char end), as transformers' BertTokenizer(do_basic_tokenize=False).tokenize splits.
+
+    transformers (not installed) then splits the text on its special tokens, splits each
+    other part with `str.split()` and runs WordPiece (greedy longest match, `##`, words over
+    100 characters unknown) on each word: no cleaning, no lowercasing, no punctuation split.
+
+    >>> transformers_tokenize("[CLS]ab c,", {"[CLS]": 0, "ab": 1, "c": 2, "##,": 3})
+    [('[CLS]', 0, 5), ('ab', 5, 7), ('c', 8, 9), ('##,', 9, 10)]
+    """
+    out, position = [], 0
+    for i, part in enumerate(re.split("(" + "|".join(map(re.escape, specials)) + ")", text)):
+        if i % 2:  # a special token, never split
+            out.append((part, position, position + len(part)))
+        else:
+            starts = [k for k, ch in enumerate(part) if not ch.isspace() and (k == 0 or part[k - 1].isspace())]
+            words = [(k, k + len(word)) for k, word in zip(starts, part.split())]  # str.split(), with positions
+            for begin, end in words:
+                out += [(p, position + b, position + e) for p, b, e in _wordpiece(part[begin:end], vocab, begin)]
+        position += len(part)
+    return out
+
+
+def _wordpiece(word: str, vocab: dict[str, int], at: int) -> list[tuple[str, int, int]]:
+    if len(word) > 100:
+        return [("[UNK]", at, at + len(word))]
+    pieces, start = [], 0
+    while start < len(word):
+        end = len(word)
+        while end > start and ("##" if start else "") + word[start:end] not in vocab:
+            end -= 1
+        if end == start:
+            return [("[UNK]", at, at + len(word))]
+        pieces.append((("##" if start else "") + word[start:end], at + start, at + end))
+        start = end
+    return pieces

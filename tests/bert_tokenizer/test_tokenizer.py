@@ -1,4 +1,5 @@
-"""BertTokenizer and its two stages on tiny inline vocabularies: behaviour, shapes, contract, bad input."""
+"""BertTokenizer (tf_wordpiece.bert_tokenizer.tokenizer) on tiny inline vocabularies: behaviour, shapes, scalars
+and Python lists, contract, bad input. Each stage has its own file in tests/bert/."""
 
 from __future__ import annotations
 
@@ -125,13 +126,6 @@ def test_basic_and_wordpiece_stages_compose():
     assert pieces.to_list() == tok.tokenize(["Hello worlds!"]).to_list()
 
 
-def test_wordpiece_offsets_are_bytes_in_the_word():
-    wp = twp.WordpieceTokenizer(TINY, token_out_type=tf.string)
-    pieces, begin, end = wp.tokenize_with_offsets(["unaffable", "zzz"])
-    assert pieces.to_list() == [[b"un", b"##aff", b"##able"], [b"[UNK]"]]
-    assert begin.to_list() == [[0, 2, 5], [0]] and end.to_list() == [[2, 5, 9], [3]]
-
-
 def test_too_long_words_are_unknown():
     tok = twp.BertTokenizer(TINY, max_bytes_per_word=3, token_out_type=tf.string)
     assert tok.tokenize(["aaa aaaa"]).to_list() == [[[b"a", b"##a", b"##a"], [b"[UNK]"]]]
@@ -170,6 +164,40 @@ def test_from_tokenizer_json_matches_vocab(vocab_path):
     assert from_json.special_tokens == ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
 
+# --- scalars and Python lists at tokenize / encode / decode (issue 18, fault 9) -------------------------------
+
+BERT_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "world", "!", ",", "##s"]
+
+
+def test_bert_scalar_shape_is_the_peers_in_tf_text_mode():
+    text = pytest.importorskip("tensorflow_text")
+    vocab = tf.lookup.StaticVocabularyTable(
+        tf.lookup.KeyValueTensorInitializer(BERT_VOCAB, tf.range(len(BERT_VOCAB), dtype=tf.int64)), 1
+    )
+    peer = text.BertTokenizer(vocab)
+    ours = twp.BertTokenizer(BERT_VOCAB, offsets="normalized")
+    for got, want in zip(ours.tokenize_with_offsets("hello worlds!"), peer.tokenize_with_offsets("hello worlds!")):
+        assert got.shape.rank == want.shape.rank == 3
+        assert got.to_list() == want.to_list()
+    assert ours.basic_tokenizer.tokenize("hello worlds!").to_list() == [[b"hello", b"worlds", b"!"]]
+    graph = tf.function(ours.tokenize)(tf.constant("hello"))
+    assert graph.to_list() == [[[4]]]
+    hf = twp.BertTokenizer(BERT_VOCAB, compat="hf")
+    assert hf.tokenize("hello worlds").to_list() == [[4], [5, 8]]  # HF has no tensors: one row
+
+
+def test_bert_decode_scalar_and_python_lists():
+    tok = twp.BertTokenizer(BERT_VOCAB, compat="hf", lower_case=True)
+    ids = tok.encode("hello worlds!").ids
+    assert ids.shape.rank == 1
+    assert tok.decode(ids).numpy() == b"hello worlds!"
+    assert tok.decode(ids.numpy().tolist()).numpy() == b"hello worlds!"
+    assert tok.decode([[2, 4, 3], [5]]).numpy().tolist() == [b"hello", b"world"]  # ragged Python lists
+    assert tok.encode(["hello", "world"]).ids.to_list() == [[2, 4, 3], [2, 5, 3]]
+    assert tok.decode([4, 8, 6], skip_special_tokens=False).numpy().decode() == "hellos!"
+    assert tok.detokenize([[4, 8], [5]]).to_list() == [[b"hellos"], [b"world"]]
+
+
 # --- bad input ---------------------------------------------------------------------------------
 
 
@@ -198,7 +226,7 @@ def test_bad_vocab_file(tmp_path, content, message):
 def test_vocab_file_not_utf8(tmp_path):
     path = tmp_path / "vocab.txt"
     path.write_bytes(b"[UNK]\n\xff\xfe\n")
-    with pytest.raises(ValueError, match="not valid UTF-8"):
+    with pytest.raises(ValueError, match="vocab.txt is not UTF-8 text: line 2 holds the byte 0xff at byte offset 0; "):
         twp.BertTokenizer(str(path))
 
 

@@ -1,6 +1,8 @@
-"""encode / decode / save against Hugging Face tokenizers.
+"""The Hugging Face side of BertTokenizer (tf_wordpiece.bert_tokenizer.hugging_face): encode / decode against
+tokenizers: templates, pairs, truncation, padding, decode, is_pretokenized=True, tf.data and SavedModel.
 
-Templates, pairs, truncation, padding and tokenizer.json variants.
+The stages have their own files: tests/bert/test_post_processors.py (templates, truncation, padding, the
+Encoding's fields), test_decoders.py, test_tokenizer_json.py (reading and writing tokenizer.json).
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ import pytest
 import tensorflow as tf
 
 import tf_wordpiece as twp
+from helpers.contract import assert_ragged_equal
 from helpers.data import TOKENIZER_JSON, VOCAB
-from helpers.oracles import compare_encode, hf_oracle, hf_with
+from helpers.oracles import byte_ends, compare_encode, hf_oracle, hf_with
 from helpers.ragged import batches, row_lists
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -194,140 +197,6 @@ def test_from_vocab_equals_from_tokenizer_json(ours, sample):
         assert row_lists(from_vocab.encode(texts).ids) == row_lists(ours.encode(texts).ids)
 
 
-# --- tokenizer.json variants ---------------------------------------------------------------------
-
-
-def _spec() -> dict:
-    return json.loads(TOKENIZER_JSON.read_text(encoding="utf-8"))
-
-
-def _variant(name: str) -> dict:
-    spec = _spec()
-    if name.startswith("normalizer:"):
-        key, value = name.split(":")[1].split("=")
-        spec["normalizer"][key] = json.loads(value)
-    elif name == "max_input_chars_per_word=5":
-        spec["model"]["max_input_chars_per_word"] = 5
-    elif name == "unk and prefix":
-        vocab = spec["model"]["vocab"]
-        renamed = {
-            ("<unk>" if t == "[UNK]" else "@@" + t[2:] if t.startswith("##") else t): i for t, i in vocab.items()
-        }
-        spec["model"].update(vocab=renamed, unk_token="<unk>", continuing_subword_prefix="@@")
-        spec["decoder"]["prefix"] = "@@"
-        for token in spec["added_tokens"]:
-            if token["content"] == "[UNK]":
-                token["content"] = "<unk>"
-    elif name == "extra added tokens":
-        size = len(spec["model"]["vocab"])
-        extra = [
-            dict(content="<ent>", special=False, lstrip=True, rstrip=True),
-            dict(content="[SPK]", special=True, single_word=True),
-            dict(content="hello", special=False, lstrip=True),  # also a vocabulary word
-            dict(content="<e2>", special=True, rstrip=True),
-        ]
-        for i, token in enumerate(extra):
-            defaults = dict(id=size + i, single_word=False, lstrip=False, rstrip=False, normalized=False)
-            spec["added_tokens"].append({**defaults, **token})
-    return spec
-
-
-VARIANTS = [
-    "normalizer:lowercase=false",
-    "normalizer:strip_accents=true",
-    "normalizer:strip_accents=false",
-    "normalizer:handle_chinese_chars=false",
-    "normalizer:clean_text=false",
-    "max_input_chars_per_word=5",
-    "unk and prefix",
-    "extra added tokens",
-]
-ADDED_TOKEN_TEXTS = [
-    "a <ent> b",
-    "a<ent>b",
-    "x  <ent>  y <e2>  z",
-    "[SPK] said",
-    "x[SPK] y",
-    "[SPK]",
-    "é[SPK]",
-    "_[SPK]",
-    "say hello  there",
-    "Hello hello",
-    "<ent><ent>  <e2><e2>",
-    "\u3000<ent>\u00a0x",
-    "[MASK]<ent> [SEP]",
-]
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_tokenizer_json_variants_load_and_match_hf(sample, tmp_path, variant):
-    spec = _variant(variant)
-    path = tmp_path / "tokenizer.json"
-    path.write_text(json.dumps(spec), encoding="utf-8")
-    tok = twp.BertTokenizer.from_tokenizer_json(path)
-    peer = hf_with(spec=spec)
-    texts = sample[:1500] + ADDED_TOKEN_TEXTS
-    pairs = texts[1:] + texts[:1]
-    bad = compare_encode(tok, peer, texts) + compare_encode(tok, peer, texts, pairs)
-    ids = tok.encode(texts).ids
-    decoded = [s.decode("utf-8") for s in tok.decode(ids, skip_special_tokens=True).numpy().tolist()]
-    bad += [(m, h) for m, h in zip(decoded, peer.decode_batch(row_lists(ids))) if m != h]
-    assert not bad, f"{len(bad)} differ; first: {bad[:2]}"
-    # What we write loads in HF and gives the same ids as the original file.
-    tok.save(tmp_path / "saved.json")
-    reloaded = tokenizers.Tokenizer.from_file(str(tmp_path / "saved.json"))
-    assert [e.ids for e in reloaded.encode_batch(texts)] == [e.ids for e in peer.encode_batch(texts)]
-    again = twp.BertTokenizer.from_tokenizer_json(tmp_path / "saved.json")
-    assert row_lists(again.encode(texts).ids) == row_lists(ids)
-
-
-def test_save_round_trip_keeps_casing_and_accent_rules(tmp_path):
-    for options in (
-        dict(lower_case=False),
-        dict(lower_case=True, strip_accents=False),
-        dict(lower_case=False, strip_accents=True),
-    ):
-        tok = twp.BertTokenizer(TINY + ["é", "É", "e"], compat="hf", **options)
-        tok.save(tmp_path / "t.json")
-        again = twp.BertTokenizer.from_tokenizer_json(tmp_path / "t.json")
-        assert again.recipe == tok.recipe
-        text = ["Hello É é"]
-        assert again.encode(text).ids.to_list() == tok.encode(text).ids.to_list()
-        peer = tokenizers.Tokenizer.from_file(str(tmp_path / "t.json"))
-        assert peer.encode(text[0]).ids == tok.encode(text).ids.to_list()[0]
-
-
-def test_save_refuses_what_tokenizer_json_cannot_express(tmp_path):
-    with pytest.raises(ValueError, match="compat: only compat='hf'"):
-        twp.BertTokenizer(TINY).save(tmp_path / "t.json")
-    with pytest.raises(ValueError, match="max_bytes_per_word"):
-        twp.BertTokenizer(TINY, compat="hf", max_bytes_per_word=10).save(tmp_path / "t.json")
-    assert not list(tmp_path.iterdir())  # nothing half-written
-
-
-@pytest.mark.parametrize(
-    "change, message",
-    [
-        (lambda s: s["model"].update(type="BPE"), "model type 'BPE' is not supported"),
-        (
-            lambda s: s.update(normalizer={"type": "Sequence", "normalizers": [{"type": "Replace"}]}),
-            "normalizer 'Sequence'",
-        ),
-        (lambda s: s.update(pre_tokenizer={"type": "Metaspace"}), "pre_tokenizer 'Metaspace'"),
-        (lambda s: s.update(decoder={"type": "ByteLevel"}), "decoder 'ByteLevel'"),
-        (lambda s: s.update(post_processor={"type": "RobertaProcessing"}), "post_processor 'RobertaProcessing'"),
-    ],
-)
-def test_unsupported_components_are_named(tmp_path, change, message):
-    spec = _spec()
-    change(spec)
-    path = tmp_path / "tokenizer.json"
-    path.write_text(json.dumps(spec), encoding="utf-8")
-    with pytest.raises(ValueError, match=message):
-        twp.BertTokenizer.from_tokenizer_json(path)
-
-
 # --- the contract: tf.data and a reloaded SavedModel ---------------------------------------------
 
 
@@ -373,23 +242,117 @@ def test_encode_and_decode_in_tf_data_and_a_saved_model(ours, tmp_path):
     assert loaded.decode(ragged.ids).numpy().tolist() == ours.decode(ragged.ids).numpy().tolist()
 
 
-def test_bert_pack_inputs_with_compat_hf_match_hf(tmp_path):
-    from tf_wordpiece.export.module import CustomTokenizer
+# --- encode(..., is_pretokenized=True) against tokenizers' is_pretokenized=True (issue 18, option 2) ---------
 
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[START]", "[END]", "hello", "world", "!"]
-    path = tmp_path / "vocab.txt"
-    path.write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    module = CustomTokenizer(
-        ["[PAD]", "[UNK]", "[START]", "[END]"], str(path), seq_length=6, compat="hf", lower_case=True
-    )
-    peer = tokenizers.Tokenizer.from_str(tok_json(module.tokenizer))
+
+def hf_rows(encodings, words, pair_words) -> list:
+    """Per row: ids, type_ids, byte offsets into each word, special_tokens_mask, word_ids, sequence_ids."""
+    out = []
+    for i, e in enumerate(encodings):
+        texts = (words[i], pair_words[i] if pair_words is not None else None)
+        offsets = []
+        for s, w, (a, b) in zip(e.sequence_ids, e.word_ids, e.offsets):
+            ends = [0] if s is None else byte_ends(texts[s][w])
+            offsets.append([0, 0] if s is None else [ends[a], ends[b]])
+        none = lambda values: [-1 if v is None else v for v in values]  # noqa: E731
+        out.append((e.ids, e.type_ids, offsets, e.special_tokens_mask, none(e.word_ids), none(e.sequence_ids)))
+    return out
+
+
+def our_rows(enc) -> list:
+    fields = (enc.ids, enc.type_ids, enc.offsets, enc.special_tokens_mask, enc.word_ids, enc.sequence_ids)
+    return list(zip(*(t.to_list() if isinstance(t, tf.RaggedTensor) else t.numpy().tolist() for t in fields)))
+
+
+def compare_pretokenized(ours, peer, words, pair_words=None, **options) -> list:
+    inputs = words if pair_words is None else list(zip(words, pair_words))
+    want = hf_rows(peer.encode_batch(inputs, is_pretokenized=True), words, pair_words)
+    got = our_rows(ours.encode(words, pair_words, is_pretokenized=True, **options))
+    return [(w, g, h) for w, g, h in zip(words, got, want) if g != h]
+
+
+WORDS = [
+    ["Hello", "world!"],
+    ["Héllo wörld", "", "[MASK]", "x[MASK]"],
+    [],
+    ["日本", "語"],
+    ["\x00", "a\u0301b"],
+    ["don't", "[UNK]", "   ", "ab" * 80],
+]
+
+
+def test_pretokenized_tiny_batches_match_tokenizers(ours):
+    peer = hf_oracle()
+    assert not compare_pretokenized(ours, peer, WORDS)
+    assert not compare_pretokenized(ours, peer, WORDS, WORDS[::-1])
+
+
+def test_pretokenized_one_example_drops_the_batch_axis(ours):
+    enc = ours.encode(["Hello", "world!"], is_pretokenized=True)
+    e = hf_oracle().encode(["Hello", "world!"], is_pretokenized=True)
+    assert enc.ids.numpy().tolist() == e.ids
+    assert enc.word_ids.numpy().tolist() == [-1, 0, 1, 1, -1]
+
+
+def test_pretokenized_inputs_of_every_kind(ours):
+    want = ours.encode([["a", "b"], ["c"]], is_pretokenized=True).ids.to_list()
+    ragged = tf.ragged.constant([["a", "b"], ["c"]])
+    assert ours.encode(ragged, is_pretokenized=True).ids.to_list() == want
+    assert ours.encode(ragged.with_row_splits_dtype(tf.int32), is_pretokenized=True).ids.to_list() == want
+    dense = ours.encode(tf.constant([["a", "b"], ["c", "d"]]), is_pretokenized=True).ids.to_list()
+    assert dense == ours.encode([["a", "b"], ["c", "d"]], is_pretokenized=True).ids.to_list()
+    with pytest.raises(ValueError, match=r"texts: with is_pretokenized=True expected words"):
+        ours.encode(tf.constant([[["a"]]]), is_pretokenized=True)
+    with pytest.raises(ValueError, match="pairs: must have the same shape"):
+        ours.encode([["a"]], ["b"], is_pretokenized=True)
+
+
+def test_pretokenized_truncation_and_padding(ours):
+    peer = hf_oracle()
     peer.enable_truncation(6)
-    peer.enable_padding(length=6)
-    a, b = ["Hello world! hello", "hello"], ["world world world", "!"]
-    got = module.bert_pack_pair_inputs(tf.constant(a), tf.constant(b))
-    want = peer.encode_batch(list(zip(a, b)))
-    assert got["input_word_ids"].numpy().tolist() == [e.ids for e in want]
-    assert got["input_type_ids"].numpy().tolist() == [e.type_ids for e in want]
-    assert got["input_mask"].numpy().tolist() == [e.attention_mask for e in want]
-    single = module.bert_pack_inputs(tf.constant(a))["input_word_ids"].numpy().tolist()
-    assert single == [e.ids for e in peer.encode_batch(a)]
+    peer.enable_padding()
+    assert not compare_pretokenized(
+        ours, peer, WORDS, WORDS[::-1], truncation="longest_first", max_length=6, padding="longest"
+    )
+
+
+def test_pretokenized_every_way(ours, tmp_path):
+    words = tf.ragged.constant(WORDS[:4], dtype=tf.string)
+    eager = ours.encode(words, is_pretokenized=True, padding="longest")
+
+    def encode(w):
+        enc = ours.encode(w, is_pretokenized=True, padding="longest")
+        return {"ids": enc.ids, "word_ids": enc.word_ids, "offsets": enc.offsets}
+
+    spec = tf.RaggedTensorSpec([None, None], tf.string, ragged_rank=1, row_splits_dtype=tf.int64)
+    graph = tf.function(encode, input_signature=[spec])(words)
+    dataset = next(iter(tf.data.Dataset.from_tensors(words).map(encode)))
+    module = tf.Module()
+    module.tok = ours
+    module.encode = tf.function(encode, input_signature=[spec])
+    tf.saved_model.save(module, str(tmp_path / "m"))
+    loaded = tf.saved_model.load(str(tmp_path / "m")).encode(words)
+    for name in ("ids", "word_ids", "offsets"):
+        for way, got in (("tf.function", graph), ("tf.data", dataset), ("SavedModel", loaded)):
+            assert_ragged_equal(got[name], getattr(eager, name), f"{way} {name}")
+
+
+@pytest.mark.parametrize("split", ["spaces", "chars"])
+def test_pretokenized_hard_strings_and_sample_head(ours, multilingual, hard_strings, split):
+    peer = hf_oracle()
+    lines = multilingual[:300] + hard_strings
+    cut = str.split if split == "spaces" else (lambda s: list(s[:40]))
+    bad = []
+    for batch in batches([cut(line) for line in lines], 500):
+        bad += compare_pretokenized(ours, peer, batch)
+    assert not bad, f"{len(bad)} differ; first: {bad[:2]}"
+
+
+@pytest.mark.slow
+def test_pretokenized_whole_sample(ours, multilingual, hard_strings):
+    peer = hf_oracle()
+    words = [line.split(" ") for line in multilingual + hard_strings]
+    bad = []
+    for batch in batches(words, 1000):
+        bad += compare_pretokenized(ours, peer, batch, batch[1:] + batch[:1])
+    assert not bad, f"{len(bad)} of {len(words)} differ; first: {bad[:2]}"

@@ -1,0 +1,243 @@
+"""A BERT classifier's preprocessor as one Keras 3 layer: raw strings in, BERT's inputs out.
+
+keras-hub's `BertTextClassifierPreprocessor` (its `BertTokenizer`, then a
+`MultiSegmentPacker`) rebuilt on `WordPieceTokenizer` and `BertInputsPacker`,
+with keras-hub's arguments and outputs, in core TensorFlow ops: a functional
+model `strings -> preprocessor -> backbone -> logits` trains on strings,
+saves to `.keras` and exports (`model.export`) to a SavedModel that needs
+neither tf_wordpiece, tensorflow_text nor keras-hub. keras-hub's tasks take it
+as their `preprocessor` (they call any preprocessor that is not keras-hub's own
+on `x` alone): `keras_hub.models.BertTextClassifier(backbone=...,
+preprocessor=BertTextClassifierPreprocessor(...), num_classes=2)`. `TextModel` is
+a functional model on strings whose `predict` also takes a Python list of str.
+
+With `core="numeric"`, `pack_bytes` gives the same inputs from UTF-8 bytes in
+integer ops only, for TFLite (builtins only) and TF.js
+(`tf_wordpiece.export.keras_model`). Not imported by `import tf_wordpiece`:
+`from tf_wordpiece.keras_preprocessor import BertTextClassifierPreprocessor, TextModel`.
+"""
+
+from __future__ import annotations
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from tf_wordpiece.keras_layers import BertInputsPacker, WordPieceTokenizer
+
+# keras-hub's `truncate` names -> BertInputsPacker's templates (tensorflow_text's RoundRobinTrimmer, which
+# keras-hub's "round_robin" runs, or Hugging Face's longest_first).
+TRUNCATIONS = {"round_robin": "tf_text", "longest_first": "hf"}
+SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[PAD]")
+
+
+@keras.saving.register_keras_serializable(package="tf_wordpiece")
+class BertTextClassifierPreprocessor(keras.layers.Layer):
+    """Strings (one or two segments) -> {"token_ids", "segment_ids", "padding_mask"} [batch, sequence_length].
+
+    Shapes: x string [batch] (a tensor, array or list of str), or a tuple of
+    two string [batch] tensors (pairs),
+    -> int32 `token_ids` and `segment_ids` and bool `padding_mask`, each
+    [batch, sequence_length] (keras-hub's names); a scalar string gives
+    [sequence_length]. `[CLS] a [SEP] (b [SEP])`, cut to fit as `truncate`
+    says, padded with `[PAD]`. Called as `preprocessor(x, y, sample_weight)`
+    (a `tf.data` map over labelled data) it returns `(inputs, y, sample_weight)`,
+    as keras-hub's does.
+
+    Args:
+      vocabulary: a vocab.txt path (read now; the layer keeps the tokens) or a
+        list of tokens; it must hold `[CLS]`, `[SEP]` and `[PAD]`.
+      sequence_length: the length of the packed inputs. Defaults to 512.
+      lowercase, strip_accents, compat: `WordPieceTokenizer`'s. compat="keras_hub"
+        gives keras-hub's ids (its `BertTokenizer`); "tf_text" (the default)
+        tensorflow_text's, which the numeric core gives too. Defaults to False,
+        None, "tf_text".
+      core: "string", or "numeric" for `pack_bytes` (same ids; needs compat
+        "tf_text" or "hf"). Defaults to "string".
+      truncate: "round_robin" (keras-hub's default: tensorflow_text's
+        RoundRobinTrimmer) or "longest_first" (Hugging Face's). One segment
+        keeps its first `sequence_length - 2` tokens either way. Defaults to
+        "round_robin".
+
+    >>> vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "quick", "fox", "."]
+    >>> preprocessor = BertTextClassifierPreprocessor(vocabulary=vocab, sequence_length=6, lowercase=True)
+    >>> out = preprocessor(tf.constant(["The quick fox.", "the"]))
+    >>> out["token_ids"].numpy().tolist()  # cut to fit: [CLS] and [SEP] always stay
+    [[2, 4, 5, 6, 7, 3], [2, 4, 3, 0, 0, 0]]
+    >>> out["padding_mask"].numpy().tolist()[1], out["segment_ids"].numpy().tolist()[1]
+    ([True, True, True, False, False, False], [0, 0, 0, 0, 0, 0])
+    >>> pair = preprocessor((tf.constant(["the quick fox"]), tf.constant(["fox ."])))
+    >>> pair["token_ids"].numpy().tolist(), pair["segment_ids"].numpy().tolist()
+    ([[2, 4, 5, 3, 6, 3]], [[0, 0, 0, 0, 1, 1]])
+    """
+
+    def __init__(
+        self,
+        vocabulary=None,
+        *,
+        sequence_length: int = 512,
+        lowercase: bool = False,
+        strip_accents: bool | None = None,
+        compat: str = "tf_text",
+        core: str = "string",
+        truncate: str = "round_robin",
+        **kwargs,
+    ):
+        if truncate not in TRUNCATIONS:
+            raise ValueError(
+                f"truncate: expected one of {list(TRUNCATIONS)}, got {truncate!r} "
+                "(keras-hub's 'waterfall' is not offered)"
+            )
+        kwargs.pop("trainable", None)  # saved by get_config; the layer has no weights
+        kwargs.pop("dtype", None)  # the outputs are int32 and bool
+        super().__init__(trainable=False, dtype="int32", **kwargs)
+        # Python strings, lists of them and arrays reach `call` as they are (`_string_tensor` converts them),
+        # as in keras-hub's preprocessing layers, which set the same two Keras flags.
+        self._convert_input_args = False
+        self._allow_non_tensor_positional_args = True
+        self.tokenizer = WordPieceTokenizer(
+            vocabulary, lowercase=lowercase, strip_accents=strip_accents, compat=compat, core=core
+        )
+        missing = [t for t in SPECIAL_TOKENS if t not in self.tokenizer.vocabulary]
+        if missing:
+            raise ValueError(f"vocabulary: BERT's inputs need {missing} in the vocabulary; add them, as BERT's have")
+        self.cls_id, self.sep_id, self.pad_id = (self.tokenizer.token_to_id(t) for t in SPECIAL_TOKENS)
+        self.packer = BertInputsPacker(
+            sequence_length=sequence_length,
+            cls_id=self.cls_id,
+            sep_id=self.sep_id,
+            pad_id=self.pad_id,
+            template=TRUNCATIONS[truncate],
+        )
+        self.sequence_length, self.truncate = sequence_length, truncate
+
+    def build(self, input_shape=None):
+        self.built = True  # no weights; the tokenizer's tables are built with it
+
+    def call(self, x, y=None, sample_weight=None):
+        # A tuple holds segments (keras-hub's rule); anything else, a list of str included, is one.
+        named = [(s, f"x[{i}]") for i, s in enumerate(x)] if isinstance(x, tuple) else [(x, "x")]
+        segments = [_string_tensor(value, name) for value, name in named]
+        if not 1 <= len(segments) <= 2 or len({s.shape.rank for s in segments}) != 1:
+            ranks = [s.shape.rank for s in segments]
+            raise ValueError(f"x: expected one string tensor or two of one rank, got {len(segments)} of ranks {ranks}")
+        one = segments[0].shape.rank == 0
+        inputs = self.packer([self.tokenizer(s[None] if one else s) for s in segments])
+        if one:
+            inputs = {name: value[0] for name, value in inputs.items()}
+        return keras.utils.pack_x_y_sample_weight(inputs, y, sample_weight)
+
+    def pack_bytes(self, data, row_lengths) -> dict[str, tf.Tensor]:
+        """One segment's inputs from UTF-8 bytes, in integer ops only (TFLite builtins, TF.js): needs core="numeric".
+
+        `data` uint8 (or int32) [B] holds n strings' bytes end to end,
+        `row_lengths` int32 [n] each string's length in bytes. Returns what
+        `call` gives for those n strings: int32 `token_ids`, `segment_ids` and
+        bool `padding_mask`, each [n, sequence_length].
+
+        >>> vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hi", "##s"]
+        >>> preprocessor = BertTextClassifierPreprocessor(vocabulary=vocab, sequence_length=4, core="numeric")
+        >>> out = preprocessor.pack_bytes(tf.constant(list(b"his hi"), tf.uint8), tf.constant([4, 0, 2]))
+        >>> out["token_ids"].numpy().tolist()
+        [[2, 4, 5, 3], [2, 3, 0, 0], [2, 4, 3, 0]]
+        """
+        out = self.tokenizer.tokenize_bytes(data, row_lengths)
+        return self._pack_flat(out["token_ids"], out["row_lengths"])
+
+    def _pack_flat(self, ids: tf.Tensor, counts: tf.Tensor) -> dict[str, tf.Tensor]:
+        """Flat int32 ids [k] and ids per string [n] -> dense inputs [n, sequence_length], one segment.
+
+        Position arithmetic on int32 alone, since TFLite's builtins divide no
+        int64 (the two-segment packer's trimming does) and TF.js has no int64.
+        """
+        position = tf.range(self.sequence_length)[None, :]  # [1, L]
+        start = tf.cumsum(counts, exclusive=True)[:, None]  # [n, 1]
+        kept = tf.minimum(counts, self.sequence_length - 2)[:, None]  # both truncations keep one segment's head
+        inside = (position >= 1) & (position <= kept)
+        padded = tf.concat([ids, [self.pad_id]], 0)  # the last index reads [PAD], in range even with no ids
+        tokens = tf.gather(padded, tf.where(inside, start + position - 1, tf.size(ids)))
+        tokens = tf.where(position == kept + 1, self.sep_id, tokens)
+        tokens = tf.where(position == 0, self.cls_id, tokens)
+        return {
+            "token_ids": tokens,
+            "segment_ids": tf.zeros_like(tokens),
+            "padding_mask": position <= kept + 1,
+        }
+
+    def compute_output_spec(self, x, y=None, sample_weight=None):
+        first = x[0] if isinstance(x, tuple) else x
+        shape = (self.sequence_length,) if len(first.shape) == 0 else (first.shape[0], self.sequence_length)
+        inputs = {
+            "token_ids": keras.KerasTensor(shape, dtype="int32"),
+            "segment_ids": keras.KerasTensor(shape, dtype="int32"),
+            "padding_mask": keras.KerasTensor(shape, dtype="bool"),
+        }
+        return keras.utils.pack_x_y_sample_weight(inputs, y, sample_weight)
+
+    def vocabulary_size(self) -> int:
+        return self.tokenizer.vocabulary_size()
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(
+            vocabulary=self.tokenizer.vocabulary,
+            sequence_length=self.sequence_length,
+            lowercase=self.tokenizer.lowercase,
+            strip_accents=self.tokenizer.strip_accents,
+            compat=self.tokenizer.compat,
+            core=self.tokenizer.core,
+            truncate=self.truncate,
+        )
+        return config
+
+
+@keras.saving.register_keras_serializable(package="tf_wordpiece")
+class TextModel(keras.Model):
+    """A functional model on raw strings whose `fit`, `evaluate` and `predict` also take a list of str.
+
+    Plain Keras reads a Python list as one input per element ("Unrecognized data
+    type"); here a list or tuple of str (or bytes) is a batch of strings, as in
+    keras-hub's tasks: `model.predict(["some text"])`. Built like any functional
+    model, `TextModel(inputs, outputs)`; `.keras` files and `model.export`
+    work as for `keras.Model`. Arrays, tensors and `tf.data` pass through.
+
+    >>> strings = keras.Input(shape=(), dtype="string")
+    >>> lengths = keras.layers.Lambda(lambda s: tf.strings.length(s), output_shape=())(strings)
+    >>> TextModel(strings, lengths).predict(["some text", ""], verbose=0).tolist()
+    [9, 0]
+    """
+
+    def fit(self, x=None, y=None, *args, **kwargs):
+        return super().fit(_batch_of_strings(x), y, *args, **kwargs)
+
+    def evaluate(self, x=None, y=None, *args, **kwargs):
+        return super().evaluate(_batch_of_strings(x), y, *args, **kwargs)
+
+    def predict(self, x, *args, **kwargs):
+        return super().predict(_batch_of_strings(x), *args, **kwargs)
+
+
+def _batch_of_strings(x):
+    """A list or tuple of str or bytes as an object array [batch]; anything else as it is."""
+    if isinstance(x, (list, tuple)) and x and all(isinstance(item, (str, bytes)) for item in x):
+        return np.array(x, dtype=object)
+    return x
+
+
+def _string_tensor(value, name: str) -> tf.Tensor:
+    """`value` as a string tensor of rank 0 or 1; a TypeError or ValueError naming `name` otherwise."""
+    if isinstance(value, tf.RaggedTensor):
+        raise ValueError(f"{name}: expected a string or a batch of strings [batch], got a RaggedTensor; pass a tensor")
+    if not tf.is_tensor(value):
+        try:
+            value = tf.convert_to_tensor(value)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{name}: expected strings (a str, or a list or array of them), got {value!r:.80}") from e
+    if value.dtype != tf.string:
+        raise TypeError(f"{name}: expected strings, got a {value.dtype.name} tensor; pass the raw text")
+    if value.shape.rank is None or value.shape.rank > 1:
+        raise ValueError(
+            f"{name}: expected a string or a batch of strings [batch], got shape {value.shape}; "
+            "flatten it first (tf.reshape(x, [-1]))"
+        )
+    return value
