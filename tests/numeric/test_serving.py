@@ -69,9 +69,9 @@ def test_a_run_without_spaces_longer_than_a_part_is_a_clear_error(monkeypatch):
 @pytest.mark.slow  # compiles four buckets: ~10 s
 def test_warm_up_compiles_each_bucket_a_batch_can_hit():
     tokenizer = twp.BertTokenizer(TOKENS, core="xla")
-    core = tokenizer.engine.numeric_core
-    assert core.warm_up(max_bytes=300, max_strings=8) == [64, 128, 256, 512]
-    assert twp.BertTokenizer(TOKENS, core="numeric").engine.numeric_core.warm_up() == []  # nothing to compile
+    assert tokenizer.warm_up(max_bytes=300, max_strings=8) == [64, 128, 256, 512]
+    assert twp.BertTokenizer(TOKENS, core="numeric").warm_up() == []  # nothing to compile
+    assert twp.BertTokenizer(TOKENS).warm_up() == []
     batch = ["ab ba", "", "x" * 200]
     assert per_string(tokenizer, batch) == per_string(twp.BertTokenizer(TOKENS), batch)
 
