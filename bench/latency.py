@@ -121,13 +121,16 @@ def per_call(run: dict, lines: list[str], batch: int, *, repeats: int) -> dict[s
 def print_calls(lines: list[str], batch_sizes: list[int], repeats: int, cores: list[str]) -> None:
     run = call_contenders(cores)
     ours = [name for name in run if name.startswith("tf_wordpiece")]
+    string = "tf_wordpiece core=string" if "tf_wordpiece core=string" in run else None
+    others = [name for name in ours if name != string] if string else []
     print("\n## Per call (ms, wall / CPU; median of interleaved passes)\n")
     print(
         f"| batch | {' | '.join(run)} | "
         + " | ".join(f"{name.split()[-1]}: CPU vs Bert | CPU vs FastBert | wall vs FastBert" for name in ours)
+        + "".join(f" | {name.split()[-1]}: CPU vs core=string" for name in others)
         + " | first pass (s) |"
     )
-    print("|---|" + "---|" * (len(run) + 3 * len(ours) + 1))
+    print("|---|" + "---|" * (len(run) + 3 * len(ours) + len(others) + 1))
     for batch in tqdm(batch_sizes, desc="batch sizes", leave=False):
         ms, first_pass = per_call(run, lines, batch, repeats=repeats)
         cells = " | ".join(f"{w:.2f} / {c:.2f}" for w, c in ms.values())
@@ -135,6 +138,7 @@ def print_calls(lines: list[str], batch_sizes: list[int], repeats: int, cores: l
         ratios = " | ".join(
             f"{bert[1] / ms[n][1]:.2f}x | {fast[1] / ms[n][1]:.2f}x | {fast[0] / ms[n][0]:.2f}x" for n in ours
         )
+        ratios += "".join(f" | {ms[string][1] / ms[n][1]:.2f}x" for n in others)
         compiled = ", ".join(f"{n.split()[-1]} {first_pass[n]:.1f}" for n in ours)
         print(f"| {batch} | {cells} | {ratios} | {compiled} |", flush=True)
 

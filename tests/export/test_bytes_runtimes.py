@@ -24,6 +24,7 @@ from helpers import node
 from helpers.data import DATA, VOCAB
 from helpers.hard_strings import HARD_STRINGS
 from tf_wordpiece.export.module import CustomTokenizer
+from tf_wordpiece.numeric.batch import padded, separate
 
 RESERVED = ["[PAD]", "[UNK]", "[START]", "[END]"]
 BATCH = 2000  # lines per call
@@ -159,24 +160,8 @@ def test_save_tfjs_never_replaces_a_users_folder(module, tmp_path):
 
 
 def test_every_stage_of_the_xla_core_compiles(vocab_file):
-    """What an accelerator runs: XLA compiles both stages (no op without an XLA kernel, none on the host)."""
+    """What an accelerator runs: XLA compiles the whole pipeline, both stages in one function."""
     module = CustomTokenizer(RESERVED, str(vocab_file), lower_case=True, core="xla")
     core = module.tokenizer.engine.numeric_core
-    data = tf.pad(tf.constant(list("Hello, TensorFlow!".encode()), tf.int32), [[0, 46]])
-    lengths = tf.constant([18, 0, 0, 0, 0, 0, 0, 0])
-    words_stage = core._stage("words", 1)
-    assert "HloModule" in words_stage.experimental_get_compiler_ir(data, lengths)(stage="hlo")
-    words = words_stage(data, lengths)
-    num_lanes = 8
-    args = (
-        words.char,
-        words.word,
-        words.begin,
-        words.end,
-        words.first[:num_lanes],
-        words.end_slot[:num_lanes],
-        words.single[:num_lanes],
-        words.single_id[:num_lanes],
-        words.num_words,
-    )
-    assert "HloModule" in core._stage("pieces", 1).experimental_get_compiler_ir(*args)(stage="hlo")
+    separated = padded(separate(tf.constant(list(b"Hello, TensorFlow!"), tf.int32), tf.constant([18])), 64)
+    assert "HloModule" in core._compiled_stages(1).experimental_get_compiler_ir(*separated)(stage="hlo")

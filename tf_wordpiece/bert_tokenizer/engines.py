@@ -38,6 +38,8 @@ class Engine(Protocol):
 
     def tokenize_bytes(self, data: tf.Tensor, row_lengths: tf.Tensor) -> dict[str, tf.Tensor]: ...
 
+    def warm_up(self, *, max_bytes: int, max_strings: int) -> list[int]: ...
+
 
 def build_engine(
     core: str,
@@ -106,6 +108,9 @@ class StringEngine(tf.Module):
     def _tokenize(self, flat: tf.Tensor) -> tuple:
         words = self.basic_tokenizer.split(flat)
         return self.wordpiece_tokenizer.tokenize_words(words, offsets=self.offsets)
+
+    def warm_up(self, *, max_bytes: int, max_strings: int) -> list[int]:
+        return []  # string ops compile nothing
 
     def tokenize_bytes(self, data, row_lengths) -> dict[str, tf.Tensor]:
         raise ValueError(
@@ -179,3 +184,6 @@ class NumericEngine(tf.Module):
         if data.dtype not in (tf.uint8, tf.int32):
             raise TypeError(f"data: expected uint8 (or int32) bytes, got {data.dtype.name}")
         return self.numeric_core.tokenize_bytes(data, tf.convert_to_tensor(row_lengths, tf.int32))
+
+    def warm_up(self, *, max_bytes: int, max_strings: int) -> list[int]:
+        return self.numeric_core.warm_up(max_bytes=max_bytes, max_strings=max_strings)

@@ -21,6 +21,7 @@ from tf_wordpiece.bert.recipes import recipe_for
 from tf_wordpiece.bert.wordpiece import OFFSET_MODES, WordpieceTokenizer
 from tf_wordpiece.bert_tokenizer.engines import build_engine
 from tf_wordpiece.bert_tokenizer.hugging_face import HuggingFaceMethods
+from tf_wordpiece.numeric.core import WARM_UP_BYTES, WARM_UP_STRINGS
 from tf_wordpiece.shapes import map_over_strings, scalar_as_batch
 from tf_wordpiece.vocab import Vocab, VocabLike
 
@@ -82,8 +83,9 @@ class BertTokenizer(HuggingFaceMethods, TokenizerWithOffsets, Detokenizer):
         (string ops: every option, no compilation), `"numeric"`
         (`tf_wordpiece.numeric`: the strings become bytes once, then integer
         ops only) or `"xla"` (the numeric core compiled by XLA, once per
-        bucket of batch sizes; faster than `"string"` from batches of about 64
-        strings, slower on single strings, see docs/benchmarks.md). The numeric
+        bucket of batch sizes, 1-5 s each on first use or at `warm_up()`; then
+        1.2x `"string"` at one string to 1.8x at 1000 in CPU time here, see
+        docs/design.md). The numeric
         core gives the same ids and offsets; it takes the default options of
         both compat modes (an option it does not take is a ValueError naming
         it). `encode` runs on string ops either way. Defaults to `"string"`.
@@ -208,6 +210,22 @@ class BertTokenizer(HuggingFaceMethods, TokenizerWithOffsets, Detokenizer):
         ([1, 2, 0], [2, 1])
         """
         return self.engine.tokenize_bytes(data, row_lengths)
+
+    def warm_up(self, *, max_bytes: int = WARM_UP_BYTES, max_strings: int = WARM_UP_STRINGS) -> list[int]:
+        """With `core="xla"`, compiles now what the first batches would wait for.
+
+        XLA compiles the core once per bucket of batch sizes (1-5 s each);
+        this compiles every bucket that a batch of up to `max_bytes` bytes of
+        text in up to `max_strings` strings can hit (the defaults: 64 KiB in
+        1,024 strings), so that no request pays for it. Returns the bucket
+        sizes compiled; [] with `core="string"` or `"numeric"`, which compile
+        nothing. Exports with `core="xla"` carry the same as TF Serving's
+        warm-up requests.
+
+        >>> BertTokenizer(["[UNK]", "hi"], core="numeric").warm_up()
+        []
+        """
+        return self.engine.warm_up(max_bytes=max_bytes, max_strings=max_strings)
 
     def tokenize(self, strings) -> tf.RaggedTensor:
         """string [...] -> [..., words, pieces] of ids (or strings, per token_out_type).

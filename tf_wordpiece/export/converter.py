@@ -20,6 +20,7 @@ from tf_wordpiece.export.module import TutorialTokenizer
 from tf_wordpiece.files import check_model_folder, write_folder_atomically
 from tf_wordpiece.learning.from_text import count_and_learn
 from tf_wordpiece.learning.word_counts import invalid_utf8_message, tfds_load_error
+from tf_wordpiece.numeric.serving import add_warmup_requests
 from tf_wordpiece.progress import progress_bar, timed_step
 
 RESERVED_TOKENS = ["[PAD]", "[UNK]", "[START]", "[END]"]
@@ -169,6 +170,7 @@ def save_atomically(module: tf.Module, out_dir: str, *, overwrite: bool = False,
     def save(folder: pathlib.Path) -> None:
         with timed_step(f"saving {out.name}"):
             tf.saved_model.save(module, str(folder), signatures=signatures)
+            add_warmup_requests(folder, module)  # core="xla": TF Serving compiles at load, not on the first requests
 
     write_folder_atomically(out, save, replace=out.exists())
 

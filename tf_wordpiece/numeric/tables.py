@@ -1,8 +1,17 @@
-"""The vocabulary as integer tensors: a trie stored as a double array.
+"""The vocabulary as integer tensors: two tries (first pieces, suffix pieces) stored as one double array.
 
-Built once in Python at construction. A lookup of the edge (node, character)
-is `base[node] + character` and one comparison with `check` there, whatever
-the vocabulary: int32 gathers and adds, which every runtime has.
+Built once in NumPy at construction. A step of a walk is `base[node] + char`
+and one comparison with `check` there, whatever the vocabulary: int32 gathers
+and adds, which every runtime has. Each node also stores the longest token on
+its path (`last_token`, `last_length`), so a walk needs no bookkeeping per step:
+where it stops, that token is the piece.
+
+The tries keep only what greedy longest match can use, given the pre-tokenizer's
+classes: no token with white space in it (white space ends every word), and an
+isolated character (punctuation, CJK) only as a whole first piece (it is a word
+of its own). So a walk never runs past the end of its word: white space and the
+characters of no token read as character 0, which no edge takes, and an
+isolated character is neither followed nor reached after the first step.
 """
 
 from __future__ import annotations
@@ -11,121 +20,156 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-
-class Trie(NamedTuple):
-    """Every token of the vocabulary as a path of characters from the root.
-
-    Characters are numbered densely (`char_index`, 0 for characters in no
-    token), so that `base + char` in the double array stays small.
-
-    char_index: int32 [0x110000] (dense; callers page it).
-    num_chars: characters in the vocabulary, plus one.
-    children: per node, its edges as (char, child node).
-    node_token: int32 [nodes], the id of the token that ends at each node, -1 if none.
-    suffix_root: the node of the suffix indicator (the root when it is empty).
-    """
-
-    char_index: np.ndarray
-    num_chars: int
-    children: list[list[tuple[int, int]]]
-    node_token: np.ndarray
-    suffix_root: int
-
+from tf_wordpiece.unicode.classes import ISOLATED, WHITESPACE
 
 ROOT = 0
 
 
-def build_trie(tokens: Sequence[str], suffix_indicator: str, num_code_points: int) -> Trie:
-    """The trie of `tokens` (token n has id n; duplicates keep the first id).
+class WalkTables(NamedTuple):
+    """What the walks read, all int32.
 
-    >>> trie = build_trie(["ab", "a", "##b"], "##", 0x80)
-    >>> trie.node_token.tolist(), trie.children[0]
-    ([-1, 1, 0, -1, -1, 2], [(2, 1), (1, 3)])
-    """
-    chars = sorted({ord(c) for token in tokens for c in token} | {ord(c) for c in suffix_indicator})
-    char_index = np.zeros(num_code_points, np.int32)
-    char_index[chars] = np.arange(1, len(chars) + 1, dtype=np.int32)
-    children: list[dict[int, int]] = [{}]  # per node: char -> child
-    node_token = [-1]
-
-    def walk(text: str) -> int:
-        node = ROOT
-        for c in text:
-            char = int(char_index[ord(c)])
-            child = children[node].get(char)
-            if child is None:
-                child = children[node][char] = len(node_token)
-                children.append({})
-                node_token.append(-1)
-            node = child
-        return node
-
-    for token_id, token in enumerate(tokens):
-        node = walk(token)
-        if node_token[node] < 0 and token:  # an empty token is never a piece (tensorflow_text)
-            node_token[node] = token_id
-    suffix_root = walk(suffix_indicator)
-    return Trie(
-        char_index=char_index,
-        num_chars=len(chars) + 1,
-        children=[list(edges.items()) for edges in children],
-        node_token=np.array(node_token, np.int32),
-        suffix_root=suffix_root,
-    )
-
-
-class DoubleArray(NamedTuple):
-    """The trie as a double array: the edge (node, char) leads to `base[node] + char`
-    if `check` there is `node`. Nodes are numbered by their slot; the root is slot 0.
-
-    base, check, token: int32 [size]. token: the id of the token that ends at
-    each slot's node, -1 if none; check is -1 in free slots. Every slot that
-    `base[node] + char` can reach (char < num_chars) lies inside the arrays.
-    suffix_root: the slot of the suffix indicator's node.
+    char_index [0x110000]: each code point's character number (0: no edge takes it).
+    num_chars: the character numbers used, plus one.
+    base, check [size]: the edge (node, char) leads to `base[node] + char` where
+      `check` there is `node`. Nodes are numbered by their slot; the root is slot 0.
+    last_token [size]: the id of the longest token on the path from the node's
+      root (the root or the suffix root) to it, -1 if none; last_length: its
+      length in characters.
+    suffix_root: the root of the suffix pieces (the root itself when the
+      suffix indicator is empty).
+    dead: a slot no edge leaves (where a walk goes once it stops).
+    depth: the longest path from a root: no walk takes more steps.
     """
 
+    char_index: np.ndarray
+    num_chars: int
     base: np.ndarray
     check: np.ndarray
-    token: np.ndarray
+    last_token: np.ndarray
+    last_length: np.ndarray
     suffix_root: int
+    dead: int
+    depth: int
 
 
-def build_double_array(trie: Trie) -> DoubleArray:
+class _Trie:
+    """Nodes as dicts of edges (char -> child), with the token that ends at each."""
+
+    def __init__(self):
+        self.children: list[dict[int, int]] = []
+        self.token: list[int] = []
+        self.parent: list[int] = []
+
+    def node(self, parent: int = -1) -> int:
+        self.children.append({})
+        self.token.append(-1)
+        self.parent.append(parent)
+        return len(self.token) - 1
+
+    def insert(self, root: int, chars: Sequence[int], token_id: int) -> None:
+        node = root
+        for char in chars:
+            child = self.children[node].get(char)
+            if child is None:
+                child = self.children[node][char] = self.node(node)
+            node = child
+        if self.token[node] < 0:  # duplicates keep the first id
+            self.token[node] = token_id
+
+
+def build_walk_tables(tokens: Sequence[str], suffix_indicator: str, classes: np.ndarray) -> WalkTables:
+    """The tables of `tokens` (token n has id n) for words split by `classes` (int32 [0x110000]).
+
+    >>> from tf_wordpiece.unicode.classes import tf_text_classes
+    >>> t = build_walk_tables(["[UNK]", "ab", "a", "##b", "!", "a!"], "##", tf_text_classes().dense)
+    >>> walk = lambda node, text: [node := int(t.base[node]) + int(t.char_index[ord(c)]) for c in text][-1]
+    >>> [(int(t.last_token[n]), int(t.last_length[n])) for n in (walk(0, "ab"), walk(t.suffix_root, "b"))]
+    [(1, 2), (3, 1)]
+    >>> int(t.check[walk(0, "a!")]) == walk(0, "a")  # "a!" is no word: that edge is not stored
+    False
+    """
+
+    def usable(text: str, first: bool) -> bool:
+        """Greedy longest match can produce `text` as a piece (first: as a word's first piece)."""
+        kinds = [int(classes[ord(c)]) for c in text]
+        if not text or WHITESPACE in kinds:
+            return False
+        return ISOLATED not in kinds or (first and len(text) == 1)
+
+    firsts = [(i, t) for i, t in enumerate(tokens) if usable(t, True)]
+    suffixes = []
+    if suffix_indicator:
+        n = len(suffix_indicator)
+        suffixes = [(i, t[n:]) for i, t in enumerate(tokens) if t.startswith(suffix_indicator) and usable(t[n:], False)]
+    chars = sorted({ord(c) for _, t in firsts + suffixes for c in t})
+    char_index = np.zeros(len(classes), np.int32)
+    char_index[chars] = np.arange(1, len(chars) + 1, dtype=np.int32)
+
+    trie = _Trie()
+    root = trie.node()
+    suffix_root = trie.node() if suffix_indicator else root
+    for token_id, text in firsts:
+        trie.insert(root, [int(char_index[ord(c)]) for c in text], token_id)
+    for token_id, text in suffixes:
+        trie.insert(suffix_root, [int(char_index[ord(c)]) for c in text], token_id)
+    return _double_array(trie, [root] if suffix_root == root else [root, suffix_root], char_index, len(chars) + 1)
+
+
+def _double_array(trie: _Trie, roots: list[int], char_index: np.ndarray, num_chars: int) -> WalkTables:
     """Places every node's children at `base + char` in free slots, breadth first, first fit.
 
     A lookup is then two gathers and an add, in int32 and without hashing,
     so it runs wherever integer gathers do (TFLite builtins, TF.js, XLA).
     """
-    children = trie.children
-    slot_of = [0] * len(trie.node_token)
-    used = bytearray(len(trie.node_token) + trie.num_chars + 1)
-    used[0] = 1  # the root
+    slot_of = {root: index for index, root in enumerate(roots)}  # the roots take slots 0 and 1
+    used = bytearray(len(trie.token) + num_chars + len(roots))
+    used[: len(roots)] = b"\x01" * len(roots)
     bases: dict[int, int] = {}
-    first_free = 1
-    queue = [ROOT]
+    last: dict[int, tuple[int, int]] = {}  # slot -> (longest token on the path, its length)
+    depth = {root: 0 for root in roots}
+    first_free = len(roots)
+    queue = list(roots)
     for node in queue:  # the queue grows while it is read: breadth first
-        kids = sorted(children[node])
+        slot = slot_of[node]
+        token = trie.token[node]
+        parent = trie.parent[node]
+        last[slot] = (token, depth[node]) if token >= 0 or parent < 0 else last[slot_of[parent]]
+        kids = sorted(trie.children[node].items())
         if not kids:
             continue
         while used[first_free]:
             first_free += 1
         base = _first_fit([char for char, _ in kids], used, first_free)
-        bases[slot_of[node]] = base
+        bases[slot] = base
         for char, child in kids:
             slot_of[child] = base + char
             used[base + char] = 1
+            depth[child] = depth[node] + 1
             queue.append(child)
-    size = max(slot_of) + trie.num_chars + 1  # base + any char stays inside
+    dead = max(slot_of.values()) + num_chars + 1  # base + any char stays inside
+    size = dead + 1
     base_array = np.zeros(size, np.int32)
-    check = np.full(size, -1, np.int32)
-    token = np.full(size, -1, np.int32)
+    check = np.full(size, -1, np.int32)  # no slot's check is `dead`: no edge leaves it
+    last_token = np.full(size, -1, np.int32)
+    last_length = np.zeros(size, np.int32)
     for slot, base in bases.items():
         base_array[slot] = base
-    for node, kids in enumerate(children):
-        for _, child in kids:
+    for node, kids in enumerate(trie.children):
+        for child in kids.values():
             check[slot_of[child]] = slot_of[node]
-    token[slot_of] = trie.node_token
-    return DoubleArray(base_array, check, token, slot_of[trie.suffix_root])
+    for slot, (token, length) in last.items():
+        last_token[slot], last_length[slot] = token, length
+    return WalkTables(
+        char_index=char_index,
+        num_chars=num_chars,
+        base=base_array,
+        check=check,
+        last_token=last_token,
+        last_length=last_length,
+        suffix_root=slot_of[roots[-1]],
+        dead=dead,
+        depth=max(depth.values()),
+    )
 
 
 def _first_fit(chars: list[int], used: bytearray, first_free: int) -> int:
