@@ -105,7 +105,9 @@ def test_tfjs_in_node(model, lines, want, tmp_path):
     assert sorted(signature["inputs"]) == ["bytes", "row_lengths"] and list(signature["outputs"]) == ["logits"]
     topology = json.loads((tmp_path / "tfjs" / "model.json").read_text())["modelTopology"]
     graph_ops = {node["op"] for node in topology["node"]} | {
-        node["op"] for function in topology["library"].get("function", []) for node in function.get("nodeDef", [])
+        node["op"]
+        for function in topology.get("library", {}).get("function", [])
+        for node in function.get("nodeDef", [])
     }
     assert not graph_ops - tfjs_ops(modules), "ops TF.js lacks"  # TF.js would fail on them at load
     valid = [i for i, line in enumerate(lines) if line == line.decode("utf-8", "replace").encode("utf-8")]
