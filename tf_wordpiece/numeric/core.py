@@ -19,7 +19,7 @@ import tensorflow as tf
 from tf_wordpiece.numeric import batch as bt
 from tf_wordpiece.numeric import chars, tables
 from tf_wordpiece.numeric.parts import tokenize_in_parts
-from tf_wordpiece.numeric.pieces import Pieces, WordPiece
+from tf_wordpiece.numeric.pieces import PieceArrays, WordPiece
 from tf_wordpiece.numeric.words import WordSplitter
 from tf_wordpiece.shapes import rows_to_splits
 from tf_wordpiece.unicode.classes import CharacterClasses
@@ -177,7 +177,7 @@ class NumericCore(tf.Module):
             compiled(tf.fill([size], bt.SPACE), tf.fill([size], -1), tf.zeros([size], tf.int32))
         return sizes
 
-    def _tokenize(self, data: tf.Tensor, lengths: tf.Tensor) -> Pieces:
+    def _tokenize(self, data: tf.Tensor, lengths: tf.Tensor) -> PieceArrays:
         """Both stages on bytes int32 [B] and lengths int32 [n] (summing to B): pieces [P], words [W]."""
         separated = bt.separate(data, lengths)
         if not self.jit_compile:
@@ -188,7 +188,7 @@ class NumericCore(tf.Module):
             pieces, _ = tf.cond(
                 overflow, lambda: self._compiled_stages(self.max_expansion)(*separated), lambda: (pieces, overflow)
             )
-        return Pieces(
+        return PieceArrays(
             pieces.count,
             *(t[: pieces.count] for t in (pieces.ids, pieces.begin, pieces.end, pieces.word)),
             pieces.num_words,
@@ -202,7 +202,7 @@ class NumericCore(tf.Module):
             self._compiled["one_call"] = tf.function(self._tokenize, input_signature=spec, autograph=False)
         return self._compiled["one_call"]
 
-    def _stages(self, data, row, offset, *, expansion: int | None) -> tuple[Pieces, tf.Tensor] | Pieces:
+    def _stages(self, data, row, offset, *, expansion: int | None) -> tuple[PieceArrays, tf.Tensor] | PieceArrays:
         """Stage 1 then stage 2; `expansion`: slots a byte in a padded batch (XLA), None for exact sizes."""
         if expansion is None:
             return self._pieces(self._words(data, row, offset), padded=False)
@@ -245,8 +245,8 @@ def warm_up_batches(*, max_bytes: int = WARM_UP_BYTES, max_strings: int = WARM_U
     return [[(text * (size // len(text) + 1))[: size - 2]] for size in buckets_up_to(max_bytes + max_strings + 1)]
 
 
-def _to_ragged(pieces: Pieces, n: tf.Tensor) -> tuple:
-    """Pieces -> (ids, begin, end) int64 [n, (words), (pieces)]."""
+def _to_ragged(pieces: PieceArrays, n: tf.Tensor) -> tuple:
+    """PieceArrays -> (ids, begin, end) int64 [n, (words), (pieces)]."""
     piece_splits = rows_to_splits(tf.cast(pieces.word, tf.int64), pieces.num_words)
     word_splits = rows_to_splits(tf.cast(pieces.word_row, tf.int64), n)
 

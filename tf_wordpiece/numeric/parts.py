@@ -16,13 +16,13 @@ from typing import Callable
 import tensorflow as tf
 
 from tf_wordpiece.numeric.batch import SPACE
-from tf_wordpiece.numeric.pieces import Pieces
+from tf_wordpiece.numeric.pieces import PieceArrays
 
 
 def tokenize_in_parts(
-    tokenize: Callable[[tf.Tensor, tf.Tensor], Pieces], data: tf.Tensor, lengths: tf.Tensor, max_bytes: int
-) -> Pieces:
-    """`tokenize(bytes int32 [B], lengths int32 [n]) -> Pieces` on parts of at most `max_bytes` bytes of `data`.
+    tokenize: Callable[[tf.Tensor, tf.Tensor], PieceArrays], data: tf.Tensor, lengths: tf.Tensor, max_bytes: int
+) -> PieceArrays:
+    """`tokenize(bytes int32 [B], lengths int32 [n]) -> PieceArrays` on parts of at most `max_bytes` bytes of `data`.
 
     data: uint8 [B], the strings end to end; lengths: int32 [n], summing to B.
     Returns the pieces of the whole batch, as one call would give them.
@@ -65,4 +65,4 @@ def tokenize_in_parts(
         lambda index, start, *_: start < total, part, (tf.constant(0), tf.constant(0), tf.constant(0), *outputs)
     )
     ids, begin, end, word, word_row = (array.concat() for array in state[3:])
-    return Pieces(tf.size(ids), ids, begin, end, word, state[2], word_row)
+    return PieceArrays(tf.size(ids), ids, begin, end, word, state[2], word_row)

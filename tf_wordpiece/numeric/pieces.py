@@ -35,7 +35,7 @@ MAX_UNROLLED_STEPS = 32
 COMPACT_AFTER = 5
 
 
-class Pieces(NamedTuple):
+class PieceArrays(NamedTuple):
     """The pieces of a batch in order, each int32 [P] (in a padded batch [C], valid below `count`).
 
     ids; begin, end: byte offsets in the piece's string (`end` exclusive); word: each piece's word.
@@ -73,7 +73,7 @@ class WordPiece:
             self._last_length = tf.constant(walk.last_length)
             self._added_ids = tf.constant(added_ids or [0], tf.int32)
 
-    def __call__(self, slots: Slots, *, padded: bool) -> Pieces:
+    def __call__(self, slots: Slots, *, padded: bool) -> PieceArrays:
         """Stage 2 on stage 1's slots; `padded`: keep the size C (XLA), else exactly P pieces."""
         size = tf.shape(slots.char)[0]
         position = tf.range(size)
@@ -119,7 +119,7 @@ class WordPiece:
         word_end = tf.gather(slots.first + slots.length, word)
         end = tf.where(whole, word_end, at + tf.gather(piece_length, at))  # the slot after the piece
         source = slots.source
-        return Pieces(
+        return PieceArrays(
             count=tf.reduce_sum(tf.cast(is_piece, tf.int32)),
             ids=tf.where(whole, whole_id, tf.gather(self._last_token, tf.gather(best, at))),
             begin=tf.gather(slots.byte_offset, tf.gather(source, at)),
