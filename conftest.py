@@ -7,9 +7,15 @@ leaves behind is reported instead of piling up. pytest's own tmp_path folders li
 from __future__ import annotations
 
 import os
+import pathlib
+import sys
 import tempfile
 
 import pytest
+
+# tests/helpers holds the suite's plugins; tests/conftest.py adds the same folder for the test modules.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "tests"))
+pytest_plugins = ["helpers.costs", "helpers.serial"]  # --costs-file; the serial marker under xdist
 
 AUTOGRAPH_FILES = "__autograph_generated_file"  # TensorFlow's tf.function sources, removed when Python exits
 

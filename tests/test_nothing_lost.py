@@ -29,6 +29,9 @@ from tf_wordpiece.export.module import CustomTokenizer
 from tf_wordpiece.vocab import read_vocab_file, write_vocab_file
 
 REPO = pathlib.Path(__file__).parent.parent
+# Under pytest-xdist these run alone (tests/helpers/serial.py): another worker's test on the same two cores
+# would move the moment the signal lands and the time the child takes to end, which they assert on.
+KILLED_AT_A_TIMED_MOMENT = pytest.mark.serial("sends a signal at a timed moment and asserts how fast the child ends")
 # Tokens that line-based and JSON formats could lose: spaces, tabs, a leading ##, non-BMP characters,
 # empty-looking Unicode (zero-width space, BOM, no-break space, a combining mark alone, the empty string).
 ODD_TOKENS = [
@@ -136,6 +139,7 @@ def learn_corpus(tmp_path_factory) -> pathlib.Path:
 
 
 @pytest.mark.slow
+@KILLED_AT_A_TIMED_MOMENT
 @pytest.mark.parametrize(
     "how, existing",
     [(signal.SIGINT, True), (signal.SIGKILL, True), (signal.SIGKILL, False)],
@@ -175,6 +179,7 @@ def test_interrupted_learn_leaves_the_old_vocabulary_or_the_new_one(learn_corpus
 
 
 @pytest.mark.slow
+@KILLED_AT_A_TIMED_MOMENT
 @pytest.mark.parametrize("after", [0.5, 2.0, 4.0, 7.0])
 def test_ctrl_c_ends_learn_at_once_at_any_point(learn_corpus, tmp_path, after):
     """Ctrl-C while the words are counted (a tf.data pipeline, which could hang at exit) or while learning."""
@@ -202,6 +207,7 @@ class Tiny(tf.Module):
 
 
 @pytest.mark.slow
+@KILLED_AT_A_TIMED_MOMENT
 @pytest.mark.parametrize(
     "how, existing", [(signal.SIGINT, False), (signal.SIGKILL, True)], ids=["SIGINT-new", "SIGKILL-over-old"]
 )
@@ -235,6 +241,7 @@ def test_interrupted_export_leaves_the_old_model_or_none(pairs_file, tmp_path, h
 
 
 @pytest.mark.slow
+@KILLED_AT_A_TIMED_MOMENT
 @pytest.mark.parametrize(
     "ready, after",
     [("", 2.0), ("learning vocabularies", 1.0), ("saving", 1.0)],
