@@ -93,8 +93,26 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("source", help="the --costs-file PATH of a run, or a pytest log with --durations=0")
     parser.add_argument("--top", type=int, default=20, help="rows per table (default: 20)")
+    parser.add_argument(
+        "--write-file-costs",
+        metavar="JSON",
+        help="also write the seconds per test file there (tests/file_costs.json orders the files, costliest first)",
+    )
     args = parser.parse_args(argv)
-    print(summarise(read_records(args.source), args.top))
+    records = read_records(args.source)
+    print(summarise(records, args.top))
+    if args.write_file_costs:
+        write_file_costs(records, Path(args.write_file_costs))
+
+
+def write_file_costs(records: list[dict], path: Path) -> None:
+    per_file = collections.Counter()
+    for r in records:
+        if r["kind"] == "phase":
+            per_file[test_file(r["nodeid"])] += float(r["seconds"])
+    costs = {name: round(seconds, 1) for name, seconds in sorted(per_file.items())}
+    path.write_text(json.dumps(costs, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {path}: {len(costs)} files")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The converter `tf-wordpiece export` writes, exported once per test session and core (the export takes seconds)."""
+"""The converter `tf-wordpiece export` writes, exported once per test run and core (the export takes seconds)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from importlib import resources
 
 import pytest
 
-_EXPORTED: dict[str, pathlib.Path] = {}
+from helpers.artifacts import built_once
+
 PAIRS = 3000  # the sample's first pairs: a smaller vocabulary, learned and saved faster than the whole sample's
 VOCAB_SIZE = 2000
 
@@ -23,10 +24,10 @@ def exported_converter(tmp_path_factory: pytest.TempPathFactory, core: str = "st
 
     Callers must not change the folder; copy it first.
     """
-    if core not in _EXPORTED:
+
+    def export(folder: pathlib.Path) -> None:
         from tf_wordpiece.export.converter import export_converter
 
-        folder = tmp_path_factory.mktemp(f"converter-{core}") / "converter"
         export_converter(str(folder), sample_pairs()[:PAIRS], vocab_size=VOCAB_SIZE, make_zip=False, core=core)
-        _EXPORTED[core] = folder
-    return _EXPORTED[core]
+
+    return built_once(tmp_path_factory, f"converter-{core}", export)

@@ -6,6 +6,7 @@ The cache folder is `TF_WORDPIECE_NPM_CACHE` (default ~/.cache/tf_wordpiece/npm)
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import pathlib
@@ -24,23 +25,29 @@ def node_modules() -> pathlib.Path:
         pytest.skip("node and npm are needed for the TF.js check")
     folder = pathlib.Path(os.environ.get("TF_WORDPIECE_NPM_CACHE", pathlib.Path.home() / ".cache/tf_wordpiece/npm"))
     package = folder / "node_modules/@tensorflow/tfjs/package.json"
-    if not package.exists() or json.loads(package.read_text())["version"] != TFJS_VERSION:
-        folder.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [
-                "npm",
-                "install",
-                "--prefix",
-                str(folder),
-                "--no-audit",
-                "--no-fund",
-                "--silent",
-                f"@tensorflow/tfjs@{TFJS_VERSION}",
-            ],
-            check=True,
-            timeout=600,
-        )
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".install.lock", "a") as lock:  # pytest-xdist workers: one npm install at a time
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not package.exists() or json.loads(package.read_text())["version"] != TFJS_VERSION:
+            _npm_install(folder)
     return folder
+
+
+def _npm_install(folder: pathlib.Path) -> None:
+    subprocess.run(
+        [
+            "npm",
+            "install",
+            "--prefix",
+            str(folder),
+            "--no-audit",
+            "--no-fund",
+            "--silent",
+            f"@tensorflow/tfjs@{TFJS_VERSION}",
+        ],
+        check=True,
+        timeout=600,
+    )
 
 
 def run_tokenize_mjs(modules: pathlib.Path, model_dir: pathlib.Path, strings: list[str]) -> tuple[list[dict], str]:
