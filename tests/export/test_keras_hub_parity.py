@@ -9,14 +9,12 @@ Both are checked on the whole multilingual sample and on hard strings.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
+from helpers.child import run_python
 from helpers.hard_strings import HARD_STRINGS as SHARED_HARD_STRINGS
 from helpers.hard_strings import INVALID_UTF8
 
@@ -188,28 +186,18 @@ def test_bert_preprocessor_exported_without_tf_wordpiece(vocab_tokens, multiling
     want = want[0] if isinstance(want, tuple) else want  # (x,) without labels
     exported = tmp_path / "preprocessor"
     model.export(str(exported), verbose=False)
-    child = textwrap.dedent(
-        """
-        import json, sys
-        sys.modules["tf_wordpiece"] = None  # the export needs neither the package nor tensorflow_text
-        sys.modules["tensorflow_text"] = None
+    child = """
+        import json
         import tensorflow as tf
         loaded = tf.saved_model.load(sys.argv[1])
         firsts, seconds = json.loads(sys.stdin.read())
         out = loaded.serve([tf.constant(firsts), tf.constant(seconds)])
         print(json.dumps({k: v.numpy().astype(int).tolist() for k, v in out.items()}))
         """
+    # the export needs neither the package nor tensorflow_text
+    got = run_python(
+        child, exported, stdin=json.dumps([firsts, seconds]), without=["tf_wordpiece", "tensorflow_text"], cwd=tmp_path
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", child, str(exported)],
-        input=json.dumps([firsts, seconds]),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=tmp_path,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    got = json.loads(proc.stdout.strip().splitlines()[-1])
     for name in ("token_ids", "segment_ids", "padding_mask"):
         assert got[name] == np.asarray(want[name]).astype(int).tolist(), name
     assert np.asarray(want["segment_ids"]).any()

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
+from helpers.child import run_python
 from helpers.oracles import hf_oracle
 
 keras = pytest.importorskip("keras")
@@ -70,25 +68,15 @@ def test_fit_save_move_reload_and_export_without_tf_wordpiece(vocab_path, tmp_pa
 
     exported = tmp_path / "exported"
     model.export(str(exported), verbose=False)
-    child = textwrap.dedent(
-        """
-        import json, sys
-        sys.modules["tf_wordpiece"] = None  # the export must not need the package, nor tensorflow_text
-        sys.modules["tensorflow_text"] = None
+    child = """
+        import json
         import tensorflow as tf
         loaded = tf.saved_model.load(sys.argv[1])
         print(json.dumps(loaded.serve(tf.constant(json.loads(sys.argv[2]))).numpy().tolist()))
         """
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", child, str(exported), json.dumps(LINES)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=tmp_path,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    np.testing.assert_allclose(json.loads(proc.stdout.strip().splitlines()[-1]), want, rtol=1e-5)
+    # the export must need neither the package nor tensorflow_text
+    served = run_python(child, exported, json.dumps(LINES), without=["tf_wordpiece", "tensorflow_text"], cwd=tmp_path)
+    np.testing.assert_allclose(served, want, rtol=1e-5)
 
 
 def test_packer_matches_hugging_face_and_tensorflow_text(vocab_path, multilingual):

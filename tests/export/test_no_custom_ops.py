@@ -6,23 +6,21 @@ Proved in a fresh process where tensorflow_text cannot be imported.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 import tf_wordpiece as twp
+from helpers.child import run_python
 
 pytestmark = pytest.mark.portable  # also run on the oldest supported TensorFlow by .ci/run
 
 SENTENCES = ["Hello TensorFlow!", "Ünïcödé straße [MASK] 日本語", "", "x\x00y \u200b z"]
 
-# Runs in a fresh interpreter: tensorflow_text is made unimportable before anything else.
+# Runs in a fresh interpreter where tensorflow_text cannot be imported (helpers.child.run_python).
 CHILD = textwrap.dedent(
     """
-    import json, sys
-    sys.modules["tensorflow_text"] = None  # any import of it now raises ImportError
+    import json
     import tensorflow as tf
     from tensorflow.core.protobuf import saved_model_pb2
     import tf_wordpiece as twp
@@ -61,14 +59,7 @@ CHILD = textwrap.dedent(
 
 
 def test_saved_model_has_only_core_ops_and_loads_without_tensorflow_text(vocab_path, tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, vocab_path, str(tmp_path), json.dumps(SENTENCES)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    results = json.loads(proc.stdout.strip().splitlines()[-1])
+    results = run_python(CHILD, vocab_path, tmp_path, json.dumps(SENTENCES), without=["tensorflow_text"])
     assert results["tensorflow_text_loaded"] is False
     for compat in ("tf_text", "hf"):
         assert results[compat]["not_core"] == [], f"{compat}: non-core ops {results[compat]['not_core']}"
@@ -80,11 +71,9 @@ def test_saved_model_has_only_core_ops_and_loads_without_tensorflow_text(vocab_p
 def test_package_does_not_import_tensorflow_text():
     """The tokenize path never imports tensorflow_text, even where it is installed."""
     code = (
-        "import sys, tf_wordpiece as twp\n"
+        "import json, tf_wordpiece as twp\n"
         "twp.BertTokenizer(['[UNK]', 'a'], lower_case=True).tokenize(['a'])\n"
         "twp.BertTokenizer(['[UNK]', 'a'], compat='hf').tokenize(['a'])\n"
-        "print('tensorflow_text' in sys.modules, 'tokenizers' in sys.modules)\n"
+        "print(json.dumps(['tensorflow_text' in sys.modules, 'tokenizers' in sys.modules]))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stdout.split()[-2:] == ["False", "False"]
+    assert run_python(code, timeout=300) == [False, False]

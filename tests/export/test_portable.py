@@ -19,6 +19,7 @@ import pytest
 import tensorflow as tf
 
 import tf_wordpiece as twp
+from helpers.child import run_python
 from helpers.data import DATA, VOCAB
 from tf_wordpiece.export.module import CustomTokenizer
 
@@ -96,9 +97,7 @@ def test_stored_peer_ids_match_the_live_oracles(references):
 
 CHILD = textwrap.dedent(
     """
-    import json, sys
-    sys.modules["tf_wordpiece"] = None  # the exported model must not need the package
-    sys.modules["tensorflow_text"] = None
+    import json
     import tensorflow as tf
     m = tf.saved_model.load(sys.argv[1])
     lines = json.loads(sys.argv[2])
@@ -130,15 +129,8 @@ def test_saved_model_round_trip_in_a_fresh_process(tmp_path, compat):
     path = tmp_path / "model"
     tf.saved_model.save(module, str(path), signatures=module.signatures())
     lines = ["Hello TensorFlow!", "", "Ünïcödé straße 日本語 [MASK]", "a " * 20]
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(path), json.dumps(lines)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=tmp_path,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    # the exported model must need neither the package nor tensorflow_text
+    got = run_python(CHILD, path, json.dumps(lines), without=["tf_wordpiece", "tensorflow_text"], cwd=tmp_path)
     strings = tf.constant(lines)
     assert got["ids"] == module.tokenize(strings).to_list()
     assert got["detok"] == [s.decode() for s in module.detokenize(module.tokenize(strings)).numpy()]

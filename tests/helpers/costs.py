@@ -48,6 +48,7 @@ def resident_megabytes() -> int:
 
 class CostRecorder:
     def __init__(self, path: str, process: str):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.out = Path(f"{path}.{process}.jsonl").open("a", encoding="utf-8")
         self.process = process
         self.current = ""  # the node id of the test running in this process

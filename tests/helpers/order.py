@@ -11,6 +11,7 @@ first, as if it were the costliest. Only the order of files changes: the tests o
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 COSTS = Path(__file__).resolve().parents[1] / "file_costs.json"
@@ -34,3 +35,13 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(
         key=lambda item: (-costs.get(item.nodeid.split("::", 1)[0], unknown), first_seen[item.nodeid.split("::", 1)[0]])
     )
+
+
+GIB_PER_WORKER = 4  # a worker imports TensorFlow, Keras and the oracles and builds models: 1-4 GB as it goes
+
+
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto`: one worker per core this process may use, but no more than memory holds at 4 GiB each."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    memory_gib = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
+    return max(1, min(cores, int(memory_gib // GIB_PER_WORKER)))

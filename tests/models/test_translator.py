@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-import subprocess
 import sys
 import textwrap
 
@@ -25,6 +24,7 @@ import nmt_model  # noqa: E402
 import nmt_translator  # noqa: E402
 import train_translator  # noqa: E402
 
+from helpers.child import run_python  # noqa: E402
 from helpers.converters import exported_converter  # noqa: E402
 
 MAX_LENGTH = 8  # tokens generated per translation: enough to compare outputs, cheap to run
@@ -87,12 +87,10 @@ def test_the_model_ignores_padding_and_is_causal():
     assert not np.allclose(later_changed[:, 1:], logits[:, 1:])  # the check can fail
 
 
-# Runs in a fresh interpreter: neither tf_wordpiece nor tensorflow_text can be imported there.
+# Runs in a fresh interpreter: neither tf_wordpiece nor tensorflow_text can be imported there (run_python's without).
 CHILD = textwrap.dedent(
     """
-    import json, sys
-    sys.modules["tf_wordpiece"] = None
-    sys.modules["tensorflow_text"] = None
+    import json
     import tensorflow as tf
 
     translator = tf.saved_model.load(sys.argv[1])
@@ -158,14 +156,8 @@ def theirs(trained) -> list[tuple]:
 
 def test_the_exported_translator_runs_without_tensorflow_text_or_tf_wordpiece(trained, ours):
     saved = trained[3]
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(saved), json.dumps(SENTENCES), json.dumps([b.hex() for b in INVALID_UTF8])],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    invalid = json.dumps([b.hex() for b in INVALID_UTF8])
+    got = run_python(CHILD, saved, json.dumps(SENTENCES), invalid, without=["tf_wordpiece", "tensorflow_text"])
     assert got["imported"] == []
     assert got["texts"] == [text.decode("utf-8", "replace") for _, _, text in ours]
     assert got["signatures"] == {"serving_default": [["sentence"], ["output_0"]]}  # what TF Serving calls
