@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import tensorflow as tf
+
 from helpers import data
 
 LINES = 300  # enough for every length of row; the whole sample is not needed

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 import tensorflow as tf
-from helpers.text_ops import same, shifted
 
+from helpers.text_ops import same, shifted
 from tf_wordpiece.text import trimmers
 
 tf_text = pytest.importorskip("tensorflow_text")
