@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 import tensorflow as tf
 
 from tf_wordpiece.bert import budgets
-from tf_wordpiece.text.masking import as_ragged, first_n_items, item_counts, positive_axis
+from tf_wordpiece.text.masking import as_ragged, first_n_items, item_counts, positive_axis, row_ids
 
 
 class Trimmer(abc.ABC):
@@ -103,10 +103,9 @@ def _item_total(segment: tf.RaggedTensor, axis: int) -> tf.Tensor:
 def _keep_first(segment: tf.RaggedTensor, keep: tf.Tensor) -> tf.RaggedTensor:
     """A [batch, (items)] segment cut to its first `keep` (int64 [batch]) items per row, without a mask op."""
     splits = tf.cast(segment.row_splits, tf.int64)
-    lengths = tf.minimum(splits[1:] - splits[:-1], keep)
-    starts = tf.repeat(splits[:-1], lengths)
-    new_splits = tf.pad(tf.cumsum(lengths), [[1, 0]])
-    index = starts + tf.range(new_splits[-1]) - tf.repeat(new_splits[:-1], lengths)
+    new_splits = tf.pad(tf.cumsum(tf.minimum(splits[1:] - splits[:-1], keep)), [[1, 0]])
+    row = row_ids(new_splits)
+    index = tf.range(new_splits[-1]) + tf.gather(splits[:-1] - new_splits[:-1], row)
     return tf.RaggedTensor.from_row_splits(
         tf.gather(segment.values, index), tf.cast(new_splits, segment.row_splits.dtype), validate=False
     )
