@@ -1,6 +1,6 @@
 """tf_wordpiece.text's trimming, segment and masking ops against tensorflow_text's, per call.
 
-    python bench/text_ops.py [--repeats 5] [--batches 1,64,1000] [--mode graph,eager]
+    python bench/text_ops.py [--repeats 5] [--batches 1,64,1000] [--mode graph,eager] [--only NAME]
 
 The shared sample (tests/data/multilingual_dev.txt) through tensorflow_text.BertTokenizer
 (bert-base-uncased, lower_case) gives int64 [batch, (tokens)] rows; a batch of B is its
@@ -90,13 +90,14 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--batches", default="1,64,1000")
     parser.add_argument("--mode", default="graph,eager")
+    parser.add_argument("--only", default="", help="run the functions whose name contains this")
     args = parser.parse_args()
     batches = [int(b) for b in args.batches.split(",")]
     rows = sample_rows(max(batches) + 14)
     print("| mode | function | batch | ours ms wall / CPU | tensorflow_text ms wall / CPU | ratio wall / CPU |")
     print("|---|---|---|---|---|---|")
     for mode in args.mode.split(","):
-        for name in cases(OURS, True):
+        for name in [n for n in cases(OURS, True) if args.only in n]:
             for batch in batches:
                 inputs = [rows[i * 7 : i * 7 + batch] for i in range(3)]
                 count, ours = cases(OURS, True)[name]  # outputs equal first, in deterministic settings

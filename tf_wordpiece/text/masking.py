@@ -100,21 +100,39 @@ def _empty_items(ids: tf.RaggedTensor, axis: int) -> tf.Tensor | None:
     return below[1:] == below[:-1]
 
 
+def within_rows(splits: tf.Tensor) -> tf.Tensor:
+    """Each value's index within its row, int64 [splits[-1]] (one RaggedRange op).
+
+    >>> within_rows(tf.constant([0, 2, 2, 3], tf.int64)).numpy().tolist()
+    [0, 1, 0]
+    """
+    splits = tf.cast(splits, tf.int64)
+    return tf.ragged.range(splits[1:] - splits[:-1]).flat_values
+
+
+def spread(per_row: tf.Tensor, splits: tf.Tensor, within: tf.Tensor) -> tf.Tensor:
+    """`per_row[row of each value]`, int64 [splits[-1]], given `within = within_rows(splits)`.
+
+    A RaggedRange from `per_row` counts up by the index within the row, so subtracting that index leaves the
+    row's value: cheaper than `tf.repeat` (a dense [rows, longest row] mask) or a binary search per value.
+
+    >>> splits = tf.constant([0, 2, 2, 3], tf.int64)
+    >>> spread(tf.constant([7, 8, 9], tf.int64), splits, within_rows(splits)).numpy().tolist()
+    [7, 7, 9]
+    """
+    splits = tf.cast(splits, tf.int64)
+    per_row = tf.cast(per_row, tf.int64)
+    return tf.ragged.range(per_row, per_row + splits[1:] - splits[:-1]).flat_values - within
+
+
 def row_ids(splits: tf.Tensor) -> tf.Tensor:
-    """The row of each value of a ragged level, int64 [splits[-1]] (one binary search: no `tf.repeat`,
-    whose dense [rows, longest row] mask costs more than the rest of an op here).
+    """The row of each value of a ragged level, int64 [splits[-1]].
 
     >>> row_ids(tf.constant([0, 2, 2, 3], tf.int64)).numpy().tolist()
     [0, 0, 2]
     """
     splits = tf.cast(splits, tf.int64)
-    return tf.searchsorted(splits[1:], tf.range(splits[-1]), side="right", out_type=tf.int64)
-
-
-def _rows_of_items(ids: tf.RaggedTensor, axis: int) -> tuple[tf.Tensor, tf.Tensor]:
-    """For each item at `axis`: its batch row, int64 [items], and the row splits (int64 [batch + 1])."""
-    splits = tf.cast(item_splits(ids, axis), tf.int64)
-    return row_ids(splits), splits
+    return spread(tf.range(tf.size(splits, out_type=tf.int64) - 1), splits, within_rows(splits))
 
 
 class ItemSelector:
@@ -185,18 +203,23 @@ class ItemSelector:
         return self.get_selectable(input_ids, axis)
 
 
-def first_n_items(ids: tf.RaggedTensor, axis: int, selectable: tf.Tensor, count: int | tf.Tensor) -> tf.Tensor:
-    """bool [items at `axis`]: the first `count` (scalar or per row) selectable items of each batch row.
+def first_n_items(ids: tf.RaggedTensor, axis: int, selectable: tf.Tensor | None, count: int | tf.Tensor) -> tf.Tensor:
+    """bool [items at `axis`]: the first `count` (scalar or per row) selectable items (None: all) of each batch row.
 
     >>> ids = tf.ragged.constant([[1, 2, 3], [4, 5]])
     >>> first_n_items(ids, 1, tf.constant([False, True, True, True, True]), [1, 5]).numpy().tolist()
     [False, True, False, True, True]
     """
-    row, splits = _rows_of_items(ids, axis)
+    splits = tf.cast(item_splits(ids, axis), tf.int64)
+    within = within_rows(splits)
     count = tf.broadcast_to(tf.reshape(tf.cast(count, tf.int64), [-1]), [ids.nrows(out_type=tf.int64)])
-    selected_through = tf.pad(tf.cumsum(tf.cast(selectable, tf.int64)), [[1, 0]])  # [items + 1]
-    rank = selected_through[:-1] - tf.gather(tf.gather(selected_through, splits[:-1]), row)
-    chosen = selectable & (rank < tf.gather(count, row))
+    if selectable is None:  # all of them: the rank is the index within the row
+        chosen = within < spread(count, splits, within)
+    else:
+        selected_before = tf.pad(tf.cumsum(tf.cast(selectable, tf.int64)), [[1, 0]])  # [items + 1]
+        item = tf.range(splits[-1])
+        rank = tf.gather(selected_before, item) - tf.gather(selected_before, item - within)  # among the selectable
+        chosen = selectable & (rank < spread(count, splits, within))
     empty = _empty_items(ids, axis)
     return chosen if empty is None else chosen | empty
 
@@ -228,9 +251,10 @@ class FirstNItemSelector(ItemSelector):
         return _item_mask(ids, axis, chosen)
 
 
-def _selection_counts(selectable: tf.Tensor, row: tf.Tensor, nrows: tf.Tensor, rate: float, cap: int) -> tf.Tensor:
+def _selection_counts(selectable: tf.Tensor, splits: tf.Tensor, rate: float, cap: int) -> tf.Tensor:
     """int64 [batch]: min(ceil(selectable items * rate), cap), in float32 as tensorflow_text rounds it."""
-    available = tf.math.unsorted_segment_sum(tf.cast(selectable, tf.int64), row, nrows)
+    selected_before = tf.pad(tf.cumsum(tf.cast(selectable, tf.int64)), [[1, 0]])
+    available = tf.gather(selected_before, splits[1:]) - tf.gather(selected_before, splits[:-1])
     wanted = tf.math.ceil(tf.cast(available, tf.float32) * tf.cast(rate, tf.float32))
     return tf.cast(tf.minimum(wanted, tf.cast(cap, tf.float32)), tf.int64)
 
@@ -290,9 +314,9 @@ class RandomItemSelector(ItemSelector):
         ids = as_ragged(input_ids)
         axis = positive_axis(axis, ids)
         selectable = self._selectable_items(ids, axis)
-        row, splits = _rows_of_items(ids, axis)
-        nrows = ids.nrows(out_type=tf.int64)
-        count = _selection_counts(selectable, row, nrows, self._selection_rate, self._max_selections_per_batch)
+        splits = tf.cast(item_splits(ids, axis), tf.int64)
+        row = row_ids(splits)
+        count = _selection_counts(selectable, splits, self._selection_rate, self._max_selections_per_batch)
         if self._shuffle_fn is None:
             chosen = self._draw(selectable, row, splits, count)
         else:
@@ -435,7 +459,7 @@ def mask_language_model(
     token_chosen = _token_flags(chosen, ids)
     row = row_ids(tokens.row_splits)
     where = tf.where(token_chosen)[:, 0]
-    position = tf.range(tf.size(row, out_type=tf.int64)) - tf.gather(tf.cast(tokens.row_splits, tf.int64), row)
+    position = within_rows(tokens.row_splits)
     rows_chosen, nrows = tf.gather(row, where), tokens.nrows()
     masked_positions = tf.RaggedTensor.from_value_rowids(tf.gather(position, where), rows_chosen, nrows, validate=False)
     masked_ids = masked_positions.with_flat_values(tf.gather(tokens.values, where))

@@ -12,7 +12,7 @@ from typing import Sequence
 
 import tensorflow as tf
 
-from tf_wordpiece.text.masking import as_ragged, row_ids
+from tf_wordpiece.text.masking import as_ragged
 
 
 def combine_segments(
@@ -59,11 +59,12 @@ def _stitch(segments: list[tf.RaggedTensor], start: tf.Tensor, end: tf.Tensor) -
     indices, values, ids = [row_start], [tf.fill([batch], start)], [tf.zeros([batch], dtype)]
     offset = row_start + 1  # where the next segment starts in each row
     for number, (segment, length) in enumerate(zip(segments, lengths)):
-        row = row_ids(segment.row_splits)
-        within = tf.range(tf.size(row, out_type=tf.int64)) - tf.gather(tf.cast(segment.row_splits, tf.int64), row)
-        indices += [tf.gather(offset, row) + within, offset + length]
+        indices += [tf.ragged.range(offset, offset + length).flat_values, offset + length]
         values += [segment.values, tf.fill([batch], end)]
-        ids += [tf.fill(tf.shape(row), tf.constant(number, dtype)), tf.fill([batch], tf.constant(number, dtype))]
+        ids += [
+            tf.fill(tf.shape(segment.values), tf.constant(number, dtype)),
+            tf.fill([batch], tf.constant(number, dtype)),
+        ]
         offset += length + 1
     splits = tf.pad(tf.cumsum(total), [[1, 0]])
     indices = [tf.cast(i, tf.int32) for i in indices]

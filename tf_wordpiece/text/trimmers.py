@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 import tensorflow as tf
 
 from tf_wordpiece.bert import budgets
-from tf_wordpiece.text.masking import as_ragged, first_n_items, item_counts, positive_axis, row_ids
+from tf_wordpiece.text.masking import as_ragged, first_n_items, item_counts, positive_axis
 
 
 class Trimmer(abc.ABC):
@@ -79,7 +79,7 @@ class _BudgetTrimmer(Trimmer):
         keep, axis = self._keep(segments)
         return [
             tf.RaggedTensor.from_nested_row_splits(
-                first_n_items(s, axis, tf.ones([_item_total(s, axis)], tf.bool), keep[:, i]),
+                first_n_items(s, axis, None, keep[:, i]),
                 s.nested_row_splits[:axis],
                 validate=False,
             )
@@ -95,19 +95,12 @@ class _BudgetTrimmer(Trimmer):
         return [_keep_first(s, keep[:, i]) for i, s in enumerate(segments)]
 
 
-def _item_total(segment: tf.RaggedTensor, axis: int) -> tf.Tensor:
-    """How many items at `axis` the whole segment has."""
-    return segment.nested_row_splits[axis - 1][-1]
-
-
 def _keep_first(segment: tf.RaggedTensor, keep: tf.Tensor) -> tf.RaggedTensor:
     """A [batch, (items)] segment cut to its first `keep` (int64 [batch]) items per row, without a mask op."""
     splits = tf.cast(segment.row_splits, tf.int64)
-    new_splits = tf.pad(tf.cumsum(tf.minimum(splits[1:] - splits[:-1], keep)), [[1, 0]])
-    row = row_ids(new_splits)
-    index = tf.range(new_splits[-1]) + tf.gather(splits[:-1] - new_splits[:-1], row)
+    kept = tf.ragged.range(splits[:-1], splits[:-1] + tf.minimum(splits[1:] - splits[:-1], keep))  # value indices
     return tf.RaggedTensor.from_row_splits(
-        tf.gather(segment.values, index), tf.cast(new_splits, segment.row_splits.dtype), validate=False
+        tf.gather(segment.values, kept.flat_values), tf.cast(kept.row_splits, segment.row_splits.dtype), validate=False
     )
 
 
