@@ -67,32 +67,40 @@ class _BudgetTrimmer(Trimmer):
         self._max_seq_length = max_seq_length
         self._axis = axis
 
-    def _keep(self, segments: list[tf.RaggedTensor]) -> tuple[tf.Tensor, int]:
-        """int64 [batch, segments]: how many items each segment keeps, and the positive axis."""
-        axis = positive_axis(self._axis, segments[0])
-        lengths = tf.stack([item_counts(s, axis) for s in segments], axis=1)
-        return type(self)._allocate(lengths, self._max_seq_length), axis
-
     def generate_mask(self, segments: Sequence[tf.RaggedTensor]) -> list[tf.RaggedTensor]:
         """One bool RaggedTensor per segment, shaped `segment.shape[:axis + 1]`: True for the items kept."""
         segments = _as_segments(segments)
-        keep, axis = self._keep(segments)
-        return [
-            tf.RaggedTensor.from_nested_row_splits(
-                first_n_items(s, axis, None, keep[:, i]),
-                s.nested_row_splits[:axis],
-                validate=False,
-            )
-            for i, s in enumerate(segments)
-        ]
+        axis = positive_axis(self._axis, segments[0])
+        budget = tf.convert_to_tensor(self._max_seq_length)
+        return list(_first_items(tuple(segments), budget, type(self)._allocate, axis))
 
     def trim(self, segments: Sequence[tf.RaggedTensor]) -> list[tf.RaggedTensor]:
         """The segments with each row's first items kept, as many as the budget allows (see `generate_mask`)."""
         segments = _as_segments(segments)
         if segments[0].ragged_rank > 1 or positive_axis(self._axis, segments[0]) != 1:
             return super().trim(segments)
-        keep, _ = self._keep(segments)
-        return [_keep_first(s, keep[:, i]) for i, s in enumerate(segments)]
+        budget = tf.convert_to_tensor(self._max_seq_length)  # a tensor: one trace for every budget
+        return list(_trim_rows(tuple(segments), budget, type(self)._allocate))
+
+
+@tf.function(reduce_retracing=True, autograph=False)
+def _first_items(segments: tuple[tf.RaggedTensor, ...], budget: tf.Tensor, allocate: Callable, axis: int) -> tuple:
+    """Each segment's mask of the items `allocate` lets it keep, the first of each row (one graph, as `_trim_rows`)."""
+    keep = allocate(tf.stack([item_counts(s, axis) for s in segments], axis=1), budget)
+    return tuple(
+        tf.RaggedTensor.from_nested_row_splits(
+            first_n_items(s, axis, None, keep[:, i]), s.nested_row_splits[:axis], validate=False
+        )
+        for i, s in enumerate(segments)
+    )
+
+
+@tf.function(reduce_retracing=True, autograph=False)
+def _trim_rows(segments: tuple[tf.RaggedTensor, ...], budget: tf.Tensor, allocate: Callable) -> tuple:
+    """[batch, (items)] segments cut to what `allocate` gives each: one graph, so that an eager call costs one
+    dispatch instead of some sixty (inside a `tf.function` or `tf.data` it is inlined)."""
+    keep = allocate(tf.stack([item_counts(s, 1) for s in segments], axis=1), budget)
+    return tuple(_keep_first(s, keep[:, i]) for i, s in enumerate(segments))
 
 
 def _keep_first(segment: tf.RaggedTensor, keep: tf.Tensor) -> tf.RaggedTensor:
