@@ -72,7 +72,7 @@ class _BudgetTrimmer(Trimmer):
         segments = _as_segments(segments)
         axis = positive_axis(self._axis, segments[0])
         budget = tf.convert_to_tensor(self._max_seq_length)
-        return list(_first_items(tuple(segments), budget, type(self)._allocate, axis))
+        return list(_one_graph(_first_items, tuple(segments), budget, type(self)._allocate, axis))
 
     def trim(self, segments: Sequence[tf.RaggedTensor]) -> list[tf.RaggedTensor]:
         """The segments with each row's first items kept, as many as the budget allows (see `generate_mask`)."""
@@ -80,12 +80,18 @@ class _BudgetTrimmer(Trimmer):
         if segments[0].ragged_rank > 1 or positive_axis(self._axis, segments[0]) != 1:
             return super().trim(segments)
         budget = tf.convert_to_tensor(self._max_seq_length)  # a tensor: one trace for every budget
-        return list(_trim_rows(tuple(segments), budget, type(self)._allocate))
+        return list(_one_graph(_trim_rows, tuple(segments), budget, type(self)._allocate))
+
+
+def _one_graph(function: tf.types.experimental.PolymorphicFunction, *args: object) -> tuple:
+    """`function` as one graph when called eagerly (one dispatch instead of some sixty ops); inside a
+    `tf.function` or `tf.data`, its ops go straight into the caller's graph (no nested function call)."""
+    return function(*args) if tf.executing_eagerly() else function.python_function(*args)
 
 
 @tf.function(reduce_retracing=True, autograph=False)
 def _first_items(segments: tuple[tf.RaggedTensor, ...], budget: tf.Tensor, allocate: Callable, axis: int) -> tuple:
-    """Each segment's mask of the items `allocate` lets it keep, the first of each row (one graph, as `_trim_rows`)."""
+    """Each segment's mask of the items `allocate` lets it keep, the first of each row."""
     keep = allocate(tf.stack([item_counts(s, axis) for s in segments], axis=1), budget)
     return tuple(
         tf.RaggedTensor.from_nested_row_splits(
@@ -97,8 +103,7 @@ def _first_items(segments: tuple[tf.RaggedTensor, ...], budget: tf.Tensor, alloc
 
 @tf.function(reduce_retracing=True, autograph=False)
 def _trim_rows(segments: tuple[tf.RaggedTensor, ...], budget: tf.Tensor, allocate: Callable) -> tuple:
-    """[batch, (items)] segments cut to what `allocate` gives each: one graph, so that an eager call costs one
-    dispatch instead of some sixty (inside a `tf.function` or `tf.data` it is inlined)."""
+    """[batch, (items)] segments cut to what `allocate` gives each."""
     keep = allocate(tf.stack([item_counts(s, 1) for s in segments], axis=1), budget)
     return tuple(_keep_first(s, keep[:, i]) for i, s in enumerate(segments))
 
