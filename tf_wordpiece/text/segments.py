@@ -116,7 +116,9 @@ def pad_model_inputs(
         input = tf.RaggedTensor.from_tensor(input)
     if input.ragged_rank > 1:
         input = input.merge_dims(1, -1)
-    shape = tf.stack([tf.constant(-1, tf.int64), tf.cast(max_seq_length, tf.int64)])
-    padded = input.to_tensor(default_value=tf.cast(pad_value, input.dtype), shape=shape)
-    real = tf.sequence_mask(input.row_lengths(), tf.cast(max_seq_length, tf.int64), dtype=input.dtype)
-    return padded, real
+    if isinstance(max_seq_length, int):  # a Python list: no ops to make the shape (an eager op costs more here)
+        shape = [None, max_seq_length]
+    else:
+        shape = tf.stack([tf.constant(-1, tf.int64), tf.cast(max_seq_length, tf.int64)])
+    padded = input.to_tensor(default_value=pad_value, shape=shape)
+    return padded, tf.ones_like(input).to_tensor(shape=shape)
