@@ -176,3 +176,14 @@ def test_rates_over_one_fail_at_the_call_as_in_tensorflow_text():
     for module in (tf_text, masking):
         with pytest.raises(tf.errors.InvalidArgumentError):
             module.MaskValuesChooser(10, 4, mask_token_rate=0.8, random_token_rate=0.5).get_mask_values(ids)
+
+
+def test_an_empty_batch_as_in_tensorflow_text():
+    empty = tf.ragged.constant([], tf.int64, ragged_rank=1)
+    for module, selector in zip((masking, tf_text), both("RandomItemSelector", 5, 0.5, SPECIAL)):
+        assert selector.get_selection_mask(empty, 1).to_list() == []
+    results = [
+        module.mask_language_model(empty, module.FirstNItemSelector(2), module.MaskValuesChooser(10, 4))
+        for module in (masking, tf_text)
+    ]
+    assert same(results[0], results[1])

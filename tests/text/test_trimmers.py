@@ -55,9 +55,9 @@ def test_real_ids_rank_3(name, axis, word_pieces):
 @pytest.mark.parametrize("axis", [-1, 1])
 def test_round_robin_rank_3_is_tensorflow_texts_row_by_row(axis, word_pieces):
     """tensorflow_text's rank-3 loop is right for a batch of one row; ours is right for every row at once."""
-    segments = shifted(word_pieces[:8], 2)
+    segments = shifted(word_pieces[:5], 2)
     ours = trimmers.RoundRobinTrimmer(12, axis=axis).trim(segments)
-    for row in range(8):
+    for row in range(5):
         theirs = tf_text.RoundRobinTrimmer(12, axis=axis).trim([s[row : row + 1] for s in segments])
         assert [t[row : row + 1].to_list() for t in ours] == [t.to_list() for t in theirs], row
     kept = sum(tf.reduce_sum(t.row_lengths(axis=2), axis=1) if axis == -1 else t.row_lengths() for t in ours)
