@@ -14,6 +14,7 @@ from typing import Sequence
 
 import tensorflow as tf
 
+from tf_wordpiece.bert import budgets
 from tf_wordpiece.bert.post_processors import Encoding, Segment, head, truncate
 
 TRIMMERS = ("round_robin", "longest_first")
@@ -117,28 +118,16 @@ class FixedLengthTemplate:
         )
 
 
-def round_robin_lengths(segments: Sequence[tf.RaggedTensor], budget: int) -> tf.Tensor:
+def round_robin_lengths(segments: Sequence[tf.RaggedTensor], budget: int | tf.Tensor) -> tf.Tensor:
     """How many tokens each segment keeps, int64 [batch, segments]: at most `budget` per row, one from each in turn.
 
     Like tensorflow_text.RoundRobinTrimmer: every segment keeps min(its length,
     L) for the largest fair level L that fits, and the tokens left over go one
-    each to the first segments that have more.
+    each to the first segments that have more (`budgets.round_robin`).
 
     >>> a, b = tf.ragged.constant([[1, 2, 3, 4, 5]]), tf.ragged.constant([[6, 7]])
     >>> round_robin_lengths([a, b], 5).numpy().tolist(), round_robin_lengths([a, a], 5).numpy().tolist()
     ([[3, 2]], [[3, 2]])
     """
     lengths = tf.stack([tf.cast(s.row_lengths(), tf.int64) for s in segments], axis=1)  # [batch, segments]
-    rounds = int(budget).bit_length() + 1  # binary search for the level
-    budget = tf.constant(budget, tf.int64)
-    low = tf.zeros_like(lengths[:, 0])
-    high = tf.fill(tf.shape(low), budget)
-    for _ in range(rounds):
-        mid = (low + high + 1) // 2
-        fits = tf.reduce_sum(tf.minimum(lengths, mid[:, None]), axis=1) <= budget
-        low, high = tf.where(fits, mid, low), tf.where(fits, high, mid - 1)
-    keep = tf.minimum(lengths, low[:, None])
-    left = budget - tf.reduce_sum(keep, axis=1)
-    longer = lengths > keep
-    rank = tf.cumsum(tf.cast(longer, tf.int64), axis=1, exclusive=True)
-    return keep + tf.cast(longer & (rank < left[:, None]), tf.int64)
+    return budgets.round_robin(lengths, budget)

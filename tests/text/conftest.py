@@ -1,0 +1,25 @@
+"""tests/text: real token-id batches (the multilingual sample through tensorflow_text.BertTokenizer) and helpers."""
+
+from __future__ import annotations
+
+import pytest
+import tensorflow as tf
+
+from helpers import data
+
+LINES = 300  # enough for every length of row; the whole sample is not needed
+
+
+@pytest.fixture(scope="session")
+def word_pieces() -> tf.RaggedTensor:
+    """int64 [300, (words), (pieces)]: the first 300 lines of the multilingual sample, bert-base-uncased's ids."""
+    tf_text = pytest.importorskip("tensorflow_text")
+    lines = [line for line in data.multilingual_lines() if line][:LINES]
+    tokenizer = tf_text.BertTokenizer(str(data.VOCAB), lower_case=True, token_out_type=tf.int64)
+    return tokenizer.tokenize(tf.constant(lines))
+
+
+@pytest.fixture(scope="session")
+def tokens(word_pieces: tf.RaggedTensor) -> tf.RaggedTensor:
+    """int64 [300, (tokens)]: `word_pieces` with the words merged."""
+    return word_pieces.merge_dims(1, 2)

@@ -1,0 +1,1 @@
+"""tensorflow_text's names in core TensorFlow ops (the facade lives here; see the submodules)."""
