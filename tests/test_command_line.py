@@ -181,12 +181,14 @@ def test_export_fills_an_empty_folder_and_writes_tflite_and_tfjs(user_folder, ca
             True,
             "--out: data is a folder; give the path of the vocab file to write inside it, such as data/vocab.txt",
         ),
-        ("thesis.txt", True, "--out: thesis.txt exists and does not look like a vocab file"),
+        ("thesis.txt", True, "--out: thesis.txt exists and is not a vocabulary tf-wordpiece learned"),
+        ("shopping.txt", True, "--out: shopping.txt exists and is not a vocabulary tf-wordpiece learned"),
         ("notes.txt", False, "--out: notes.txt already exists; pass --overwrite to replace that vocab file"),
         ("nowhere/vocab.txt", False, "--out: the folder nowhere does not exist"),
     ],
 )
 def test_learn_refuses_before_counting(user_folder, capsys, out, overwrite, message):
+    (user_folder / "shopping.txt").write_text("milk\neggs\nbread\n", encoding="utf-8")  # one token a line
     before = snapshot(user_folder)
     assert cli.main(["learn", "--input", "thesis.txt", "--out", out] + ["--overwrite"] * overwrite) == 2
     err = capsys.readouterr().err
@@ -194,26 +196,18 @@ def test_learn_refuses_before_counting(user_folder, capsys, out, overwrite, mess
     assert snapshot(user_folder) == before
 
 
-def test_learn_replaces_a_vocab_file_with_overwrite(user_folder):
+def test_learn_replaces_only_a_vocabulary_it_learned(user_folder, capsys):
+    args = ["learn", "--input", "pairs.tsv", "--lower-thresh", "1", "--vocab-size", "60", "--overwrite"]
+    assert cli.main(args + ["--out", "vocab.txt", "--reserved", "[PAD]", "[UNK]"]) == 0
+    first = (user_folder / "vocab.txt").read_text(encoding="utf-8").split("\n")
+    assert first[:2] == ["[PAD]", "[UNK]"] and "mundo" in first
+    assert cli.main(args + ["--out", "vocab.txt", "--reserved", "[X]"]) == 0  # what it learned: replaced
+    assert (user_folder / "vocab.txt").read_text(encoding="utf-8").split("\n")[0] == "[X]"
+    # A vocabulary it did not learn, even one token a line, is refused with the reason.
     (user_folder / "vocab.txt").write_text("[PAD]\n[UNK]\nold\n", encoding="utf-8")
-    assert (
-        cli.main(
-            [
-                "learn",
-                "--input",
-                "pairs.tsv",
-                "--out",
-                "vocab.txt",
-                "--overwrite",
-                "--lower-thresh",
-                "1",
-                "--vocab-size",
-                "60",
-            ]
-        )
-        == 0
-    )
-    assert "mundo" in (user_folder / "vocab.txt").read_text(encoding="utf-8").split("\n")
+    assert cli.main(args + ["--out", "vocab.txt"]) == 2
+    assert "vocab.txt exists and is not a vocabulary tf-wordpiece learned" in capsys.readouterr().err
+    assert (user_folder / "vocab.txt").read_text(encoding="utf-8") == "[PAD]\n[UNK]\nold\n"
 
 
 def test_python_writers_refuse_what_they_did_not_write(user_folder, vocab_tokens):

@@ -170,14 +170,12 @@ def _fail(args, error: Exception, *, option: str | None = None, aliases: dict[st
 
 
 def _learn(args, kept: list[str]) -> int:
-    from tf_wordpiece.files import check_file_output, looks_like_text_lines
+    from tf_wordpiece.learning.written import check_learned_output
 
     try:
         check_utf8_arguments(args, {"reserved": "--reserved", "joiner": "--joiner", "tfds": "--tfds"})
         check_readable_files(args.input or [], "--input", stdin=True)
-        check_file_output(
-            args.out, overwrite=args.overwrite, what="--out", kind="vocab file", looks_ours=looks_like_text_lines
-        )
+        check_learned_output(args.out, overwrite=args.overwrite, joiner=args.joiner)
     except (ValueError, FileExistsError) as e:
         return _fail(args, e)
     import_tensorflow_quietly(announce="loading TensorFlow")
