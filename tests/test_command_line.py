@@ -8,6 +8,7 @@ that every byte survives and that the refusal came before any work.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import logging
 import os
@@ -362,6 +363,21 @@ def test_tokenize_unknown_token(tmp_path, capsys):
     assert "1  hello" in printed and "0  <unk>" in printed
 
 
+def test_tokenize_reads_standard_input_and_files(user_folder, capsys, monkeypatch):
+    long_text = "hello " * 50_000  # 300 kB: more than a command line may carry on some systems
+    (user_folder / "long.txt").write_text(long_text + "\nworld\r\n", encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO("olá mundo\nhello\n".encode())))
+    args = ["tokenize", "--vocab", str(VOCAB), "--lower-case", "first", "-", "--input", "long.txt"]
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    detokenized = out.splitlines()[-1]
+    assert detokenized.startswith("detokenized: ['first', 'ola mundo', 'hello', 'hello hello")
+    assert detokenized.endswith("hello', 'world']") and detokenized.count("hello") == 1 + 50_000
+    (user_folder / "latin1.txt").write_bytes("ol\xe1\n".encode("latin1"))
+    assert cli.main(["tokenize", "--vocab", str(VOCAB), "--input", "latin1.txt"]) == 2
+    assert "--input: latin1.txt is not UTF-8 text: line 1 holds the byte 0xe1" in capsys.readouterr().err
+
+
 def test_missing_tfds_dataset_says_how_to_download_it(user_folder, capsys, library_temp_files):
     pytest.importorskip("tensorflow_datasets")
     assert cli.main(["learn", "--tfds", "ted_hrlr_translate/pt_to_en:train:en", "--out", "v.txt"]) == 2
@@ -479,12 +495,18 @@ def test_beam_without_beam_is_one_line(user_folder):
 
 
 def test_help_and_argument_errors_do_not_import_tensorflow(tmp_path):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "empty.txt").write_bytes(b"")
+    (tmp_path / "in" / "nul.txt").write_bytes(b"\x00" * 1000)
+    (tmp_path / "in" / "latin1.txt").write_bytes("[UNK]\ncafé\n".encode("latin1"))
     probe = (
         "import sys\n"
         "from tf_wordpiece import cli\n"
         "for argv in (['--help'], ['learn', '--help'], ['export', '--help'], ['tokenize', 'x'], ['--version'],\n"
         "             ['tokenize', '--vocab', 'missing.txt', 'x'], ['export', '--input', 'missing.tsv'],\n"
-        "             ['learn', '--input', 'missing.txt', '--out', 'v.txt'], ['tokenize', '--vocab', '.', 'x']):\n"
+        "             ['learn', '--input', 'missing.txt', '--out', 'v.txt'], ['tokenize', '--vocab', '.', 'x'],\n"
+        "             ['tokenize', '--vocab', 'in/empty.txt', 'x'], ['tokenize', '--vocab', 'in/nul.txt', 'x'],\n"
+        "             ['tokenize', '--vocab', 'in/latin1.txt', 'x'], ['tokenize', '--vocab', 'in/nul.txt']):\n"
         "    try:\n"
         "        cli.main(argv)\n"
         "    except SystemExit:\n"
@@ -510,7 +532,13 @@ def test_help_and_argument_errors_do_not_import_tensorflow(tmp_path):
     assert "tf-wordpiece export: --input: 'missing.tsv' does not exist; check the path" in result.stderr
     assert "tf-wordpiece learn: --input: 'missing.txt' does not exist; check the path" in result.stderr
     assert "tf-wordpiece tokenize: --vocab: '.' is a folder; give the path of a file" in result.stderr
-    assert list(tmp_path.iterdir()) == []
+    # Vocab files that cannot be vocabularies too, each saying what it is.
+    assert "--vocab: the vocab file 'in/empty.txt' is empty" in result.stderr
+    assert "--vocab: vocab file 'in/nul.txt' is not a text file (it holds NUL bytes" in result.stderr
+    assert "most of its lines hold spaces" not in result.stderr
+    assert "--vocab: in/latin1.txt is not UTF-8 text: line 2 holds the byte 0xe9" in result.stderr
+    assert "give the text to tokenize: TEXT arguments, '-' for standard input, or --input FILE" in result.stderr
+    assert [path.name for path in tmp_path.iterdir()] == ["in"]
 
 
 @pytest.mark.parametrize("command", ["tokenize", "learn", "export"])

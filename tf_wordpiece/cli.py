@@ -30,7 +30,8 @@ from tf_wordpiece.learning.params import (
     size_notes,
     threshold_summary,
 )
-from tf_wordpiece.messages import counted, shown_path
+from tf_wordpiece.messages import STANDARD_INPUT, counted, line_and_offset, not_utf8_message, shown_path
+from tf_wordpiece.vocab_text import read_vocab_lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,10 +63,17 @@ def _add_tokenize_command(commands) -> None:
         commands,
         "tokenize",
         help="tokenize text and print pieces, ids and byte offsets",
-        description="Tokenizes each TEXT with a vocab.txt or a tokenizer.json and prints every piece "
-        "with its id and byte offsets, then the detokenized words.",
+        description="Tokenizes each TEXT (or each line of standard input with '-', or of --input files) with a "
+        "vocab.txt or a tokenizer.json and prints every piece with its id and byte offsets, then the detokenized "
+        "words. Long texts go by file or standard input: the system limits the length of a command line.",
     )
-    tok.add_argument("text", nargs="+", help="strings to tokenize")
+    tok.add_argument("text", nargs="*", help="strings to tokenize; '-' reads one string a line from standard input")
+    tok.add_argument(
+        "--input",
+        nargs="+",
+        metavar="FILE",
+        help="UTF-8 text files to tokenize, one string a line ('-': standard input)",
+    )
     tok.add_argument("--vocab", help="vocab.txt (line n is id n)")
     tok.add_argument("--tokenizer-json", help="a Hugging Face tokenizer.json instead of --vocab (implies --compat hf)")
     tok.add_argument("--compat", choices=["tf_text", "hf"], default="tf_text", help="whose behaviour to follow")
@@ -316,10 +324,19 @@ def _export_source(args) -> str:
 def _tokenize(args, kept: list[str]) -> int:
     if bool(args.vocab) == bool(args.tokenizer_json):
         args.parser.error("give exactly one of --vocab or --tokenizer-json")
+    if not args.text and not args.input:
+        args.parser.error("give the text to tokenize: TEXT arguments, '-' for standard input, or --input FILE")
     option = "--vocab" if args.vocab else "--tokenizer-json"
     try:
         check_utf8_arguments(args, {"text": "text", "unknown_token": "--unknown-token"})
         check_readable_files([args.vocab or args.tokenizer_json], option)
+        check_readable_files(args.input or [], "--input", stdin=True)
+        if args.vocab:
+            read_vocab_lines(args.vocab)  # empty, binary, not UTF-8: said before TensorFlow's seconds of import
+    except (ValueError, FileNotFoundError) as e:
+        return _fail(args, e, aliases={"vocab": option})
+    try:
+        texts = _texts_to_tokenize(args.text, args.input or [])
     except ValueError as e:
         return _fail(args, e)
     tf = import_tensorflow_quietly()
@@ -335,6 +352,10 @@ def _tokenize(args, kept: list[str]) -> int:
             )
     except (ValueError, TypeError) as e:
         return _fail(args, e, option=option, aliases={"path": option, "vocab": option})
+    if not texts:
+        print("nothing to tokenize: the input has no lines", file=sys.stderr)
+        return 0
+    args.text = texts
     ids, begin, end = tokenizer.tokenize_with_offsets(tf.constant(args.text))
     for row, text in enumerate(args.text):
         print(text)
@@ -345,6 +366,31 @@ def _tokenize(args, kept: list[str]) -> int:
     words = tokenizer.detokenize(ids.merge_dims(-2, -1))
     print("detokenized:", [b" ".join(w).decode("utf-8", "replace") for w in words.to_list()])
     return 0
+
+
+def _texts_to_tokenize(arguments: list[str], files: list[str]) -> list[str]:
+    """The TEXT arguments (each '-' replaced by the lines of standard input), then the lines of each --input file."""
+    texts: list[str] = []
+    for text in arguments:
+        texts.extend(_lines_of(STANDARD_INPUT, "text") if text == STANDARD_INPUT else [text])
+    for path in files:
+        texts.extend(_lines_of(path, "--input"))
+    return texts
+
+
+def _lines_of(path: str, option: str) -> list[str]:
+    """The lines of a UTF-8 file ("-": standard input), without their line ends."""
+    if path == STANDARD_INPUT:
+        data = sys.stdin.buffer.read()
+    else:
+        with open(path, "rb") as f:
+            data = f.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line, offset = line_and_offset(data, e.start)
+        raise ValueError(not_utf8_message(option, path, line=line, offset=offset, byte=data[e.start])) from None
+    return [line.removesuffix("\r") for line in text.split("\n")[: -1 if text.endswith("\n") else None]]
 
 
 def run() -> None:
