@@ -28,6 +28,7 @@ from tf_wordpiece.learning.params import (
     int_at_least,
     learn_params,
     size_notes,
+    tfds_spec,
     threshold_summary,
 )
 from tf_wordpiece.messages import STANDARD_INPUT, counted, line_and_offset, not_utf8_message, shown_path
@@ -104,8 +105,9 @@ def _add_learn_command(commands) -> None:
     )
     source.add_argument(
         "--tfds",
-        metavar="NAME:SPLIT:FEATURE",
-        help="e.g. ted_hrlr_translate/pt_to_en:train:en, from your TFDS data dir",
+        metavar="NAME[:SPLIT[:FEATURE]]",
+        help="a dataset in your TFDS data dir, e.g. ted_hrlr_translate/pt_to_en:train:en (SPLIT: train by "
+        "default; FEATURE may be left out when the dataset has one text feature)",
     )
     add_learn_options(learn)
     learn.set_defaults(run=_learn, parser=learn)
@@ -125,10 +127,17 @@ def _add_export_command(commands) -> None:
         "--input",
         nargs="+",
         metavar="TSV",
-        help="pt<TAB>en files, UTF-8 (a line that is not is an error naming the file, line and byte; "
-        "default: the embedded sample)",
+        help="UTF-8 files of pt<TAB>en lines, one sentence pair a line; a first line 'pt<TAB>en' is a header "
+        "and skipped (a line that is not UTF-8 is an error naming the file, line and byte; default: the "
+        "embedded sample)",
     )
-    source.add_argument("--tfds", metavar="NAME", help="e.g. ted_hrlr_translate/pt_to_en, if in your TFDS data dir")
+    source.add_argument(
+        "--tfds",
+        metavar="NAME[:SPLIT]",
+        help="a translation dataset of (pt, en) pairs in your TFDS data dir, e.g. ted_hrlr_translate/pt_to_en "
+        "or ted_hrlr_translate/pt_to_en:validation (SPLIT: train by default; the same form as learn --tfds, "
+        "without FEATURE: both languages are learned)",
+    )
     exp.add_argument(
         "--out",
         default="ted_hrlr_translate_pt_en_converter",
@@ -183,6 +192,8 @@ def _learn(args, kept: list[str]) -> int:
     try:
         check_utf8_arguments(args, {"reserved": "--reserved", "joiner": "--joiner", "tfds": "--tfds"})
         check_readable_files(args.input or [], "--input", stdin=True)
+        if args.tfds:
+            tfds_spec(args.tfds)
         check_learned_output(args.out, overwrite=args.overwrite, joiner=args.joiner)
     except (ValueError, FileExistsError) as e:
         return _fail(args, e)
@@ -258,6 +269,7 @@ def _export(args, kept: list[str]) -> int:
         # TensorFlow writes --out, --tflite and --tfjs: they need UTF-8.
         check_utf8_arguments(args, {"out": "--out", "tfds": "--tfds", "tflite": "--tflite", "tfjs": "--tfjs"})
         check_readable_files(args.input or [], "--input")
+        tfds = _export_tfds(args.tfds) if args.tfds else None
         core = _export_core(args)
         layout = ExportLayout.checked(
             args.out,
@@ -278,8 +290,8 @@ def _export(args, kept: list[str]) -> int:
         with timed_step(f"reading {_export_source(args)}"):
             if args.input:
                 pairs = converter.tsv_file_pairs(args.input)
-            elif args.tfds:
-                pairs = converter.tfds_pairs(args.tfds)
+            elif tfds:
+                pairs = converter.tfds_pairs(*tfds)
             else:
                 pairs = converter.embedded_pairs()
         summary = converter.export_to(layout, pairs, vocab_size=args.vocab_size, core=core)
@@ -313,6 +325,17 @@ def _export_core(args) -> str:
             f"{args.core} or pass --core numeric"
         )
     return args.core
+
+
+def _export_tfds(spec: str) -> tuple[str, str]:
+    """(name, split) of export's --tfds NAME[:SPLIT]: learn's form, without FEATURE (both languages are learned)."""
+    name, split, feature = tfds_spec(spec)
+    if feature is not None:
+        raise ValueError(
+            f"--tfds: export learns both languages from the dataset's (pt, en) pairs, so it takes no FEATURE; "
+            f"pass {name}:{split}"
+        )
+    return name, split
 
 
 def _export_source(args) -> str:
