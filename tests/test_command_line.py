@@ -256,8 +256,8 @@ def test_beam_prints_the_summary_learn_prints(user_folder, capsys, library_temp_
     # A line for each step: the pipeline's start, counting (while the splitter builds), learning, writing.
     steps = [
         "running the pipeline on DirectRunner: pairs.tsv -> vocab.txt\n",
-        "counting words: 0 lines",
-        "counting words: 50 lines",
+        "counting words ...",  # standard error is not a terminal here: plain lines, no \r frames
+        "counting words: 50 lines in",
         "learning from 4 distinct words\n",
         "threshold search",
         f"writing {size} tokens to vocab.txt\n",
@@ -376,6 +376,30 @@ def test_tokenize_reads_standard_input_and_files(user_folder, capsys, monkeypatc
     (user_folder / "latin1.txt").write_bytes("ol\xe1\n".encode("latin1"))
     assert cli.main(["tokenize", "--vocab", str(VOCAB), "--input", "latin1.txt"]) == 2
     assert "--input: latin1.txt is not UTF-8 text: line 1 holds the byte 0xe1" in capsys.readouterr().err
+
+
+def test_progress_in_a_pipe_is_plain_lines_and_tokenize_reads_a_pipe(user_folder):
+    """One child process, its standard error and input pipes: learn's progress has no \\r frames, and
+    `tokenize -` tokenizes the lines piped in."""
+    probe = (
+        "import sys\n"
+        "from tf_wordpiece import cli\n"
+        "learned = cli.main(['learn', '--input', 'pairs.tsv', '--out', 'v.txt', '--reserved', '[UNK]',\n"
+        "                    '--lower-thresh', '1', '--vocab-size', '60'])\n"
+        "print('exit codes', learned, cli.main(['tokenize', '--vocab', 'v.txt', '-']))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        input="olá mundo\nhello\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )
+    assert "exit codes 0 0" in result.stdout, result.stdout + result.stderr
+    assert "\r" not in result.stderr and "\x1b" not in result.stderr, repr(result.stderr)
+    assert "counting words ..." in result.stderr.splitlines(), result.stderr
+    assert "detokenized: ['olá mundo', 'hello']" in result.stdout
 
 
 def test_missing_tfds_dataset_says_how_to_download_it(user_folder, capsys, library_temp_files):
