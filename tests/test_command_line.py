@@ -565,6 +565,14 @@ def test_help_and_argument_errors_do_not_import_tensorflow(tmp_path):
     assert [path.name for path in tmp_path.iterdir()] == ["in"]
 
 
+def test_top_level_help_names_the_beam_learner_and_the_out_rule(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "python -m tf_wordpiece.learning.beam --help" in text
+    assert "--out has a default in each command that writes (learn: vocab.txt" in text
+
+
 @pytest.mark.parametrize("command", ["tokenize", "learn", "export"])
 def test_help_shows_each_default_once(capsys, command):
     with pytest.raises(SystemExit):
@@ -575,6 +583,15 @@ def test_help_shows_each_default_once(capsys, command):
         "TensorFlow's own log lines are hidden, whatever TF_CPP_MIN_LOG_LEVEL says; set TF_WORDPIECE_TF_LOGS=1" in text
     )
     assert not re.search(r"\(default:[^)]*\)\s*\(default:", text), text
+    # Every option and argument says what it is when left out.
+    subparser = next(a for a in cli.build_parser()._actions if a.dest == "command").choices[command]
+    formatter = subparser._get_formatter()
+    silent = [
+        action.dest
+        for action in subparser._actions
+        if action.dest != "help" and "default" not in formatter._get_help_string(action)
+    ]
+    assert not silent, f"{command} --help shows no default for {silent}"
     if command == "tokenize":
         assert text.count("(default: [UNK], or the tokenizer.json's)") == 1
 

@@ -45,7 +45,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="tf-wordpiece", description="WordPiece tokenization in core TensorFlow ops.", epilog=TF_LOGS_HELP
+        prog="tf-wordpiece",
+        description="WordPiece tokenization in core TensorFlow ops. Each command has --help, which shows every "
+        "default; --out has a default in each command that writes (learn: vocab.txt, export: "
+        "ted_hrlr_translate_pt_en_converter) and an existing output is replaced only with --overwrite.",
+        epilog="For corpora too large for one machine, the Apache Beam learner takes learn's options: "
+        "python -m tf_wordpiece.learning.beam --help (pip install 'tf-wordpiece[beam]'). " + TF_LOGS_HELP,
     )
     parser.add_argument("--version", action="version", version=f"tf-wordpiece {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=CommandParser)
@@ -68,14 +73,18 @@ def _add_tokenize_command(commands) -> None:
         "vocab.txt or a tokenizer.json and prints every piece with its id and byte offsets, then the detokenized "
         "words. Long texts go by file or standard input: the system limits the length of a command line.",
     )
-    tok.add_argument("text", nargs="*", help="strings to tokenize; '-' reads one string a line from standard input")
+    tok.add_argument(
+        "text",
+        nargs="*",
+        help="strings to tokenize; '-' reads one string a line from standard input (default: none; then --input)",
+    )
     tok.add_argument(
         "--input",
         nargs="+",
         metavar="FILE",
         help="UTF-8 text files to tokenize, one string a line ('-': standard input)",
     )
-    tok.add_argument("--vocab", help="vocab.txt (line n is id n)")
+    tok.add_argument("--vocab", help="vocab.txt (line n is id n); this or --tokenizer-json is required")
     tok.add_argument("--tokenizer-json", help="a Hugging Face tokenizer.json instead of --vocab (implies --compat hf)")
     tok.add_argument("--compat", choices=["tf_text", "hf"], default="tf_text", help="whose behaviour to follow")
     tok.add_argument("--lower-case", action="store_true", help="lowercase and strip accents (with --vocab)")

@@ -56,11 +56,11 @@ def add_learn_options(parser: argparse.ArgumentParser) -> None:
     Every option has help, so a parser with ArgumentDefaultsHelpFormatter shows every default.
     """
     defaults = LearnParams()
-    parser.add_argument("--out", required=True, help="vocab.txt to write (line n is id n)")
+    parser.add_argument("--out", default="vocab.txt", help="vocab.txt to write (line n is id n)")
     parser.add_argument(
         "--overwrite",
         action="store_true",
-        help="replace --out if it is an existing vocab file (never a folder or another kind of file)",
+        help="replace --out if it is a vocabulary tf-wordpiece learned (never another file, nor a folder)",
     )
     parser.add_argument("--vocab-size", type=int_at_least(1), default=8000, help="target (maximum) vocabulary size")
     parser.add_argument(
