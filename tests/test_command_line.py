@@ -199,7 +199,7 @@ def test_learn_refuses_before_counting(user_folder, capsys, out, overwrite, mess
 
 def test_learn_replaces_only_a_vocabulary_it_learned(user_folder, capsys):
     args = ["learn", "--input", "pairs.tsv", "--lower-thresh", "1", "--vocab-size", "60", "--overwrite"]
-    assert cli.main(args + ["--out", "vocab.txt", "--reserved", "[PAD]", "[UNK]"]) == 0
+    assert cli.main(args + ["--reserved", "[PAD]", "[UNK]"]) == 0  # --out: vocab.txt by default
     first = (user_folder / "vocab.txt").read_text(encoding="utf-8").split("\n")
     assert first[:2] == ["[PAD]", "[UNK]"] and "mundo" in first
     assert cli.main(args + ["--out", "vocab.txt", "--reserved", "[X]"]) == 0  # what it learned: replaced
