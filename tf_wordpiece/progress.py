@@ -19,8 +19,9 @@ def progress_bar(iterable: Iterable[T] | None = None, *, desc: str, disable: boo
     """
     stream = options.get("file") or sys.stderr
     if not disable and not _animated(stream):
-        total = options.get("total", len(iterable) if hasattr(iterable, "__len__") else None)
-        return PlainLines(iterable, desc=desc, unit=options.get("unit", "it"), total=total, stream=stream)
+        return PlainLines(
+            iterable, desc=desc, unit=options.get("unit", "it"), total=options.get("total"), stream=stream
+        )
     from tqdm.auto import tqdm
 
     return tqdm(iterable, desc=desc, disable=disable, **options)
@@ -56,7 +57,8 @@ class PlainLines:
     EVERY = 60.0  # seconds between two "so far" lines
 
     def __init__(self, iterable=None, *, desc: str, unit: str = "it", total: int | None = None, stream=None):
-        self.iterable, self.desc, self.total = iterable, desc, total
+        self.iterable, self.desc = iterable, desc
+        self.total = len(iterable) if total is None and hasattr(iterable, "__len__") else total
         self.unit = unit if unit.startswith(" ") else f" {unit}"  # tqdm's units are glued: "3it", " 3 lines"
         self.stream = stream or sys.stderr
         self.n, self.closed = 0, False
