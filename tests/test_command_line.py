@@ -8,6 +8,7 @@ that every byte survives and that the refusal came before any work.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import logging
 import os
@@ -181,12 +182,14 @@ def test_export_fills_an_empty_folder_and_writes_tflite_and_tfjs(user_folder, ca
             True,
             "--out: data is a folder; give the path of the vocab file to write inside it, such as data/vocab.txt",
         ),
-        ("thesis.txt", True, "--out: thesis.txt exists and does not look like a vocab file"),
+        ("thesis.txt", True, "--out: thesis.txt exists and is not a vocabulary tf-wordpiece learned"),
+        ("shopping.txt", True, "--out: shopping.txt exists and is not a vocabulary tf-wordpiece learned"),
         ("notes.txt", False, "--out: notes.txt already exists; pass --overwrite to replace that vocab file"),
         ("nowhere/vocab.txt", False, "--out: the folder nowhere does not exist"),
     ],
 )
 def test_learn_refuses_before_counting(user_folder, capsys, out, overwrite, message):
+    (user_folder / "shopping.txt").write_text("milk\neggs\nbread\n", encoding="utf-8")  # one token a line
     before = snapshot(user_folder)
     assert cli.main(["learn", "--input", "thesis.txt", "--out", out] + ["--overwrite"] * overwrite) == 2
     err = capsys.readouterr().err
@@ -194,26 +197,18 @@ def test_learn_refuses_before_counting(user_folder, capsys, out, overwrite, mess
     assert snapshot(user_folder) == before
 
 
-def test_learn_replaces_a_vocab_file_with_overwrite(user_folder):
+def test_learn_replaces_only_a_vocabulary_it_learned(user_folder, capsys):
+    args = ["learn", "--input", "pairs.tsv", "--lower-thresh", "1", "--vocab-size", "60", "--overwrite"]
+    assert cli.main(args + ["--reserved", "[PAD]", "[UNK]"]) == 0  # --out: vocab.txt by default
+    first = (user_folder / "vocab.txt").read_text(encoding="utf-8").split("\n")
+    assert first[:2] == ["[PAD]", "[UNK]"] and "mundo" in first
+    assert cli.main(args + ["--out", "vocab.txt", "--reserved", "[X]"]) == 0  # what it learned: replaced
+    assert (user_folder / "vocab.txt").read_text(encoding="utf-8").split("\n")[0] == "[X]"
+    # A vocabulary it did not learn, even one token a line, is refused with the reason.
     (user_folder / "vocab.txt").write_text("[PAD]\n[UNK]\nold\n", encoding="utf-8")
-    assert (
-        cli.main(
-            [
-                "learn",
-                "--input",
-                "pairs.tsv",
-                "--out",
-                "vocab.txt",
-                "--overwrite",
-                "--lower-thresh",
-                "1",
-                "--vocab-size",
-                "60",
-            ]
-        )
-        == 0
-    )
-    assert "mundo" in (user_folder / "vocab.txt").read_text(encoding="utf-8").split("\n")
+    assert cli.main(args + ["--out", "vocab.txt"]) == 2
+    assert "vocab.txt exists and is not a vocabulary tf-wordpiece learned" in capsys.readouterr().err
+    assert (user_folder / "vocab.txt").read_text(encoding="utf-8") == "[PAD]\n[UNK]\nold\n"
 
 
 def test_python_writers_refuse_what_they_did_not_write(user_folder, vocab_tokens):
@@ -261,8 +256,8 @@ def test_beam_prints_the_summary_learn_prints(user_folder, capsys, library_temp_
     # A line for each step: the pipeline's start, counting (while the splitter builds), learning, writing.
     steps = [
         "running the pipeline on DirectRunner: pairs.tsv -> vocab.txt\n",
-        "counting words: 0 lines",
-        "counting words: 50 lines",
+        "counting words ...",  # standard error is not a terminal here: plain lines, no \r frames
+        "counting words: 50 lines in",
         "learning from 4 distinct words\n",
         "threshold search",
         f"writing {size} tokens to vocab.txt\n",
@@ -366,6 +361,45 @@ def test_tokenize_unknown_token(tmp_path, capsys):
     assert cli.main(["tokenize", "--vocab", str(vocab), "--unknown-token", "<unk>", "hello", "zzz"]) == 0
     printed = capsys.readouterr().out
     assert "1  hello" in printed and "0  <unk>" in printed
+
+
+def test_tokenize_reads_standard_input_and_files(user_folder, capsys, monkeypatch):
+    long_text = "hello " * 50_000  # 300 kB: more than a command line may carry on some systems
+    (user_folder / "long.txt").write_text(long_text + "\nworld\r\n", encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO("olá mundo\nhello\n".encode())))
+    args = ["tokenize", "--vocab", str(VOCAB), "--lower-case", "first", "-", "--input", "long.txt"]
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    detokenized = out.splitlines()[-1]
+    assert detokenized.startswith("detokenized: ['first', 'ola mundo', 'hello', 'hello hello")
+    assert detokenized.endswith("hello', 'world']") and detokenized.count("hello") == 1 + 50_000
+    (user_folder / "latin1.txt").write_bytes("ol\xe1\n".encode("latin1"))
+    assert cli.main(["tokenize", "--vocab", str(VOCAB), "--input", "latin1.txt"]) == 2
+    assert "--input: latin1.txt is not UTF-8 text: line 1 holds the byte 0xe1" in capsys.readouterr().err
+
+
+def test_progress_in_a_pipe_is_plain_lines_and_tokenize_reads_a_pipe(user_folder):
+    """One child process, its standard error and input pipes: learn's progress has no \\r frames, and
+    `tokenize -` tokenizes the lines piped in."""
+    probe = (
+        "import sys\n"
+        "from tf_wordpiece import cli\n"
+        "learned = cli.main(['learn', '--input', 'pairs.tsv', '--out', 'v.txt', '--reserved', '[UNK]',\n"
+        "                    '--lower-thresh', '1', '--vocab-size', '60'])\n"
+        "print('exit codes', learned, cli.main(['tokenize', '--vocab', 'v.txt', '-']))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        input="olá mundo\nhello\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )
+    assert "exit codes 0 0" in result.stdout, result.stdout + result.stderr
+    assert "\r" not in result.stderr and "\x1b" not in result.stderr, repr(result.stderr)
+    assert "counting words ..." in result.stderr.splitlines(), result.stderr
+    assert "detokenized: ['olá mundo', 'hello']" in result.stdout
 
 
 def test_missing_tfds_dataset_says_how_to_download_it(user_folder, capsys, library_temp_files):
@@ -485,12 +519,18 @@ def test_beam_without_beam_is_one_line(user_folder):
 
 
 def test_help_and_argument_errors_do_not_import_tensorflow(tmp_path):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "empty.txt").write_bytes(b"")
+    (tmp_path / "in" / "nul.txt").write_bytes(b"\x00" * 1000)
+    (tmp_path / "in" / "latin1.txt").write_bytes("[UNK]\ncafé\n".encode("latin1"))
     probe = (
         "import sys\n"
         "from tf_wordpiece import cli\n"
         "for argv in (['--help'], ['learn', '--help'], ['export', '--help'], ['tokenize', 'x'], ['--version'],\n"
         "             ['tokenize', '--vocab', 'missing.txt', 'x'], ['export', '--input', 'missing.tsv'],\n"
-        "             ['learn', '--input', 'missing.txt', '--out', 'v.txt'], ['tokenize', '--vocab', '.', 'x']):\n"
+        "             ['learn', '--input', 'missing.txt', '--out', 'v.txt'], ['tokenize', '--vocab', '.', 'x'],\n"
+        "             ['tokenize', '--vocab', 'in/empty.txt', 'x'], ['tokenize', '--vocab', 'in/nul.txt', 'x'],\n"
+        "             ['tokenize', '--vocab', 'in/latin1.txt', 'x'], ['tokenize', '--vocab', 'in/nul.txt']):\n"
         "    try:\n"
         "        cli.main(argv)\n"
         "    except SystemExit:\n"
@@ -516,7 +556,21 @@ def test_help_and_argument_errors_do_not_import_tensorflow(tmp_path):
     assert "tf-wordpiece export: --input: 'missing.tsv' does not exist; check the path" in result.stderr
     assert "tf-wordpiece learn: --input: 'missing.txt' does not exist; check the path" in result.stderr
     assert "tf-wordpiece tokenize: --vocab: '.' is a folder; give the path of a file" in result.stderr
-    assert list(tmp_path.iterdir()) == []
+    # Vocab files that cannot be vocabularies too, each saying what it is.
+    assert "--vocab: the vocab file 'in/empty.txt' is empty" in result.stderr
+    assert "--vocab: vocab file 'in/nul.txt' is not a text file (it holds NUL bytes" in result.stderr
+    assert "most of its lines hold spaces" not in result.stderr
+    assert "--vocab: in/latin1.txt is not UTF-8 text: line 2 holds the byte 0xe9" in result.stderr
+    assert "give the text to tokenize: TEXT arguments, '-' for standard input, or --input FILE" in result.stderr
+    assert [path.name for path in tmp_path.iterdir()] == ["in"]
+
+
+def test_top_level_help_names_the_beam_learner_and_the_out_rule(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "python -m tf_wordpiece.learning.beam --help" in text
+    assert "--out has a default in each command that writes (learn: vocab.txt" in text
 
 
 @pytest.mark.parametrize("command", ["tokenize", "learn", "export"])
@@ -529,6 +583,15 @@ def test_help_shows_each_default_once(capsys, command):
         "TensorFlow's own log lines are hidden, whatever TF_CPP_MIN_LOG_LEVEL says; set TF_WORDPIECE_TF_LOGS=1" in text
     )
     assert not re.search(r"\(default:[^)]*\)\s*\(default:", text), text
+    # Every option and argument says what it is when left out.
+    subparser = next(a for a in cli.build_parser()._actions if a.dest == "command").choices[command]
+    formatter = subparser._get_formatter()
+    silent = [
+        action.dest
+        for action in subparser._actions
+        if action.dest != "help" and "default" not in formatter._get_help_string(action)
+    ]
+    assert not silent, f"{command} --help shows no default for {silent}"
     if command == "tokenize":
         assert text.count("(default: [UNK], or the tokenizer.json's)") == 1
 

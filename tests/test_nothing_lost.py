@@ -147,7 +147,7 @@ def learn_corpus(tmp_path_factory) -> pathlib.Path:
 )
 def test_interrupted_learn_leaves_the_old_vocabulary_or_the_new_one(learn_corpus, tmp_path, how, existing):
     out = tmp_path / "vocab.txt"
-    old = "[PAD]\n[UNK]\nold\n"
+    old = "[PAD]\n[UNK]\nd\nl\no\nold\n##d\n"  # a vocabulary as the learner writes it (what --overwrite replaces)
     if existing:
         out.write_text(old, encoding="utf-8")
     args = [

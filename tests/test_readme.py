@@ -44,6 +44,9 @@ def test_parser_honours_the_skip_marker_and_treats_untagged_blocks_as_output():
         ("", 10, False),
     ]
     assert found[1].code == "echo hi\n"
+    needs = readme_blocks("<!-- test-needs: node npm -->\n```bash\nnode x.mjs\n```\n")[0]
+    assert needs.needs == ("node", "npm") and not needs.skipped
+    assert Block("bash", 1, "", False, needs=("no-such-program-41",)).missing() == ["no-such-program-41"]
     assert found[0].why == "installs"
     with pytest.raises(ValueError, match="line 2: a code block is never closed"):
         readme_blocks("text\n```python\nx = 1\n")

@@ -98,3 +98,26 @@ def test_what_is_held_back_shows_when_the_block_fails(capfd):
         os.write(2, b"why the import failed\n")
         raise ImportError("a broken install")
     assert capfd.readouterr().err == "why the import failed\n"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["examples/classifier/classifier.py", "--help"],
+        ["examples/data_service/tokenize_on_service.py", "--help"],
+        ["examples/translate/train_translator.py", "--help"],
+        [
+            "-c",
+            "import sys; sys.path.insert(0, 'examples/data_service'); import tf_data_server; "
+            "tf = tf_data_server.import_tensorflow_quietly(); print(tf.constant(1).numpy())",
+        ],
+    ],
+    ids=["classifier", "tokenize_on_service", "train_translator", "tf_data_server"],
+)
+@pytest.mark.slow  # four fresh interpreters that load TensorFlow (and keras-hub): two minutes on 2 cores
+def test_examples_hide_tensorflow_lines_as_the_command_line_does(argv):
+    """Each example imports TensorFlow as the commands do: no absl, oneDNN or cuInit line reads like its error."""
+    result = run(argv, REPO, None)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip(), "the example printed nothing"
+    assert not TF_LINE.search(result.stderr) and "oneDNN" not in result.stderr, result.stderr

@@ -28,9 +28,11 @@ from tf_wordpiece.learning.params import (
     int_at_least,
     learn_params,
     size_notes,
+    tfds_spec,
     threshold_summary,
 )
-from tf_wordpiece.messages import counted, shown_path
+from tf_wordpiece.messages import STANDARD_INPUT, counted, line_and_offset, not_utf8_message, shown_path
+from tf_wordpiece.vocab_text import read_vocab_lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,7 +45,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="tf-wordpiece", description="WordPiece tokenization in core TensorFlow ops.", epilog=TF_LOGS_HELP
+        prog="tf-wordpiece",
+        description="WordPiece tokenization in core TensorFlow ops. Each command has --help, which shows every "
+        "default; --out has a default in each command that writes (learn: vocab.txt, export: "
+        "ted_hrlr_translate_pt_en_converter) and an existing output is replaced only with --overwrite.",
+        epilog="For corpora too large for one machine, the Apache Beam learner takes learn's options: "
+        "python -m tf_wordpiece.learning.beam --help (pip install 'tf-wordpiece[beam]'). " + TF_LOGS_HELP,
     )
     parser.add_argument("--version", action="version", version=f"tf-wordpiece {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=CommandParser)
@@ -62,11 +69,22 @@ def _add_tokenize_command(commands) -> None:
         commands,
         "tokenize",
         help="tokenize text and print pieces, ids and byte offsets",
-        description="Tokenizes each TEXT with a vocab.txt or a tokenizer.json and prints every piece "
-        "with its id and byte offsets, then the detokenized words.",
+        description="Tokenizes each TEXT (or each line of standard input with '-', or of --input files) with a "
+        "vocab.txt or a tokenizer.json and prints every piece with its id and byte offsets, then the detokenized "
+        "words. Long texts go by file or standard input: the system limits the length of a command line.",
     )
-    tok.add_argument("text", nargs="+", help="strings to tokenize")
-    tok.add_argument("--vocab", help="vocab.txt (line n is id n)")
+    tok.add_argument(
+        "text",
+        nargs="*",
+        help="strings to tokenize; '-' reads one string a line from standard input (default: none; then --input)",
+    )
+    tok.add_argument(
+        "--input",
+        nargs="+",
+        metavar="FILE",
+        help="UTF-8 text files to tokenize, one string a line ('-': standard input)",
+    )
+    tok.add_argument("--vocab", help="vocab.txt (line n is id n); this or --tokenizer-json is required")
     tok.add_argument("--tokenizer-json", help="a Hugging Face tokenizer.json instead of --vocab (implies --compat hf)")
     tok.add_argument("--compat", choices=["tf_text", "hf"], default="tf_text", help="whose behaviour to follow")
     tok.add_argument("--lower-case", action="store_true", help="lowercase and strip accents (with --vocab)")
@@ -96,8 +114,9 @@ def _add_learn_command(commands) -> None:
     )
     source.add_argument(
         "--tfds",
-        metavar="NAME:SPLIT:FEATURE",
-        help="e.g. ted_hrlr_translate/pt_to_en:train:en, from your TFDS data dir",
+        metavar="NAME[:SPLIT[:FEATURE]]",
+        help="a dataset in your TFDS data dir, e.g. ted_hrlr_translate/pt_to_en:train:en (SPLIT: train by "
+        "default; FEATURE may be left out when the dataset has one text feature)",
     )
     add_learn_options(learn)
     learn.set_defaults(run=_learn, parser=learn)
@@ -117,10 +136,17 @@ def _add_export_command(commands) -> None:
         "--input",
         nargs="+",
         metavar="TSV",
-        help="pt<TAB>en files, UTF-8 (a line that is not is an error naming the file, line and byte; "
-        "default: the embedded sample)",
+        help="UTF-8 files of pt<TAB>en lines, one sentence pair a line; a first line 'pt<TAB>en' is a header "
+        "and skipped (a line that is not UTF-8 is an error naming the file, line and byte; default: the "
+        "embedded sample)",
     )
-    source.add_argument("--tfds", metavar="NAME", help="e.g. ted_hrlr_translate/pt_to_en, if in your TFDS data dir")
+    source.add_argument(
+        "--tfds",
+        metavar="NAME[:SPLIT]",
+        help="a translation dataset of (pt, en) pairs in your TFDS data dir, e.g. ted_hrlr_translate/pt_to_en "
+        "or ted_hrlr_translate/pt_to_en:validation (SPLIT: train by default; the same form as learn --tfds, "
+        "without FEATURE: both languages are learned)",
+    )
     exp.add_argument(
         "--out",
         default="ted_hrlr_translate_pt_en_converter",
@@ -170,14 +196,14 @@ def _fail(args, error: Exception, *, option: str | None = None, aliases: dict[st
 
 
 def _learn(args, kept: list[str]) -> int:
-    from tf_wordpiece.files import check_file_output, looks_like_text_lines
+    from tf_wordpiece.learning.written import check_learned_output
 
     try:
         check_utf8_arguments(args, {"reserved": "--reserved", "joiner": "--joiner", "tfds": "--tfds"})
         check_readable_files(args.input or [], "--input", stdin=True)
-        check_file_output(
-            args.out, overwrite=args.overwrite, what="--out", kind="vocab file", looks_ours=looks_like_text_lines
-        )
+        if args.tfds:
+            tfds_spec(args.tfds)
+        check_learned_output(args.out, overwrite=args.overwrite, joiner=args.joiner)
     except (ValueError, FileExistsError) as e:
         return _fail(args, e)
     import_tensorflow_quietly(announce="loading TensorFlow")
@@ -252,6 +278,7 @@ def _export(args, kept: list[str]) -> int:
         # TensorFlow writes --out, --tflite and --tfjs: they need UTF-8.
         check_utf8_arguments(args, {"out": "--out", "tfds": "--tfds", "tflite": "--tflite", "tfjs": "--tfjs"})
         check_readable_files(args.input or [], "--input")
+        tfds = _export_tfds(args.tfds) if args.tfds else None
         core = _export_core(args)
         layout = ExportLayout.checked(
             args.out,
@@ -272,8 +299,8 @@ def _export(args, kept: list[str]) -> int:
         with timed_step(f"reading {_export_source(args)}"):
             if args.input:
                 pairs = converter.tsv_file_pairs(args.input)
-            elif args.tfds:
-                pairs = converter.tfds_pairs(args.tfds)
+            elif tfds:
+                pairs = converter.tfds_pairs(*tfds)
             else:
                 pairs = converter.embedded_pairs()
         summary = converter.export_to(layout, pairs, vocab_size=args.vocab_size, core=core)
@@ -309,6 +336,17 @@ def _export_core(args) -> str:
     return args.core
 
 
+def _export_tfds(spec: str) -> tuple[str, str]:
+    """(name, split) of export's --tfds NAME[:SPLIT]: learn's form, without FEATURE (both languages are learned)."""
+    name, split, feature = tfds_spec(spec)
+    if feature is not None:
+        raise ValueError(
+            f"--tfds: export learns both languages from the dataset's (pt, en) pairs, so it takes no FEATURE; "
+            f"pass {name}:{split}"
+        )
+    return name, split
+
+
 def _export_source(args) -> str:
     if args.input:
         return ", ".join(args.input)
@@ -318,10 +356,19 @@ def _export_source(args) -> str:
 def _tokenize(args, kept: list[str]) -> int:
     if bool(args.vocab) == bool(args.tokenizer_json):
         args.parser.error("give exactly one of --vocab or --tokenizer-json")
+    if not args.text and not args.input:
+        args.parser.error("give the text to tokenize: TEXT arguments, '-' for standard input, or --input FILE")
     option = "--vocab" if args.vocab else "--tokenizer-json"
     try:
         check_utf8_arguments(args, {"text": "text", "unknown_token": "--unknown-token"})
         check_readable_files([args.vocab or args.tokenizer_json], option)
+        check_readable_files(args.input or [], "--input", stdin=True)
+        if args.vocab:
+            read_vocab_lines(args.vocab)  # empty, binary, not UTF-8: said before TensorFlow's seconds of import
+    except (ValueError, FileNotFoundError) as e:
+        return _fail(args, e, aliases={"vocab": option})
+    try:
+        texts = _texts_to_tokenize(args.text, args.input or [])
     except ValueError as e:
         return _fail(args, e)
     tf = import_tensorflow_quietly()
@@ -337,6 +384,10 @@ def _tokenize(args, kept: list[str]) -> int:
             )
     except (ValueError, TypeError) as e:
         return _fail(args, e, option=option, aliases={"path": option, "vocab": option})
+    if not texts:
+        print("nothing to tokenize: the input has no lines", file=sys.stderr)
+        return 0
+    args.text = texts
     ids, begin, end = tokenizer.tokenize_with_offsets(tf.constant(args.text))
     for row, text in enumerate(args.text):
         print(text)
@@ -347,6 +398,31 @@ def _tokenize(args, kept: list[str]) -> int:
     words = tokenizer.detokenize(ids.merge_dims(-2, -1))
     print("detokenized:", [b" ".join(w).decode("utf-8", "replace") for w in words.to_list()])
     return 0
+
+
+def _texts_to_tokenize(arguments: list[str], files: list[str]) -> list[str]:
+    """The TEXT arguments (each '-' replaced by the lines of standard input), then the lines of each --input file."""
+    texts: list[str] = []
+    for text in arguments:
+        texts.extend(_lines_of(STANDARD_INPUT, "text") if text == STANDARD_INPUT else [text])
+    for path in files:
+        texts.extend(_lines_of(path, "--input"))
+    return texts
+
+
+def _lines_of(path: str, option: str) -> list[str]:
+    """The lines of a UTF-8 file ("-": standard input), without their line ends."""
+    if path == STANDARD_INPUT:
+        data = sys.stdin.buffer.read()
+    else:
+        with open(path, "rb") as f:
+            data = f.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line, offset = line_and_offset(data, e.start)
+        raise ValueError(not_utf8_message(option, path, line=line, offset=offset, byte=data[e.start])) from None
+    return [line.removesuffix("\r") for line in text.split("\n")[: -1 if text.endswith("\n") else None]]
 
 
 def run() -> None:

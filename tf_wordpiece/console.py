@@ -110,11 +110,18 @@ def hide_log_records(*beginnings: str, logger: str = "") -> Callable[[logging.Lo
 
 
 class DefaultsOnceHelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """argparse's "(default: X)" after each option's help, unless the help states its default or there is none."""
+    """argparse's "(default: X)" after each option's help, unless the help states its default.
+
+    An option without a default (None) shows "(default: none)": every option
+    says what happens when it is left out.
+    """
 
     def _get_help_string(self, action: argparse.Action) -> str:
-        if action.default is None or "default" in (action.help or ""):
-            return action.help or ""
+        text = action.help or ""
+        if "default" in text or action.default is argparse.SUPPRESS:
+            return text
+        if action.default is None or action.default == []:
+            return f"{text} (default: none)"
         return super()._get_help_string(action)
 
 

@@ -63,6 +63,7 @@ def check_file_output(
     what: str = "out",
     kind: str = "file",
     looks_ours: Callable[[bytes], bool] | None = None,
+    ours: str | None = None,
 ) -> pathlib.Path:
     """Checks, before any work, that a file may be written at `path`. Returns it as a Path.
 
@@ -70,7 +71,8 @@ def check_file_output(
     file is a FileExistsError unless `overwrite`; with `overwrite` it is still
     refused (ValueError) when `looks_ours` says its first bytes are not a `kind`
     this package writes, so that a user's own file is never replaced.
-    `what` names the argument in messages ("--out", "path").
+    `what` names the argument in messages ("--out", "path"); `ours`, if given,
+    says in the refusal what `looks_ours` recognises.
     """
     path = pathlib.Path(path)
     if path.is_dir():
@@ -87,6 +89,11 @@ def check_file_output(
                 "choose another path"
             )
         if looks_ours is not None and not looks_ours(_head(path)):
+            if ours:
+                raise ValueError(
+                    f"{what}: {shown_path(path)} exists and is not {ours}; tf-wordpiece replaces only what it wrote, "
+                    "so move or delete that file yourself if it is yours to replace, or choose another path"
+                )
             raise ValueError(
                 f"{what}: {shown_path(path)} exists and does not look like a {kind}; tf-wordpiece replaces only "
                 f"files of the kind it writes, so move that file or choose another path"

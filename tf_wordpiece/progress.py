@@ -12,10 +12,99 @@ T = TypeVar("T")
 
 
 def progress_bar(iterable: Iterable[T] | None = None, *, desc: str, disable: bool = False, **options):
-    """A tqdm bar (tqdm.auto: a widget in notebooks) over `iterable`; `options` go to tqdm."""
+    """A tqdm bar (tqdm.auto: a widget in notebooks) over `iterable`; `options` go to tqdm.
+
+    Written to a file or a pipe (standard error is not a terminal, outside a
+    notebook), it is a `PlainLines` instead: whole lines, no `\\r` frames.
+    """
+    stream = options.get("file") or sys.stderr
+    if not disable and not _animated(stream):
+        return PlainLines(
+            iterable, desc=desc, unit=options.get("unit", "it"), total=options.get("total"), stream=stream
+        )
     from tqdm.auto import tqdm
 
     return tqdm(iterable, desc=desc, disable=disable, **options)
+
+
+def _animated(stream) -> bool:
+    """Whether a bar redrawn in place suits `stream`: a terminal, or a notebook (tqdm.auto draws a widget there)."""
+    if "ipykernel" in sys.modules:
+        return True
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
+
+
+class PlainLines:
+    """A progress bar for logs: `desc ...` when it starts, `desc: N unit so far` at most once a minute, and
+    `desc: N unit in T s` when it ends (`desc: 100% (N/N) in T s` when the total is known). Whole lines only.
+
+    It offers what the package calls on tqdm bars: iteration, `update`,
+    `set_postfix`, `refresh`, `close`, and use as a context manager.
+
+    >>> import io
+    >>> log = io.StringIO()
+    >>> for _ in PlainLines(range(3), desc="counting", unit=" files", stream=log):
+    ...     pass
+    >>> print(log.getvalue().replace("\\r", "<CR>"))  # doctest: +ELLIPSIS
+    counting ...
+    counting: 100% (3/3 files) in 0.0 s
+    <BLANKLINE>
+    """
+
+    EVERY = 60.0  # seconds between two "so far" lines
+
+    def __init__(self, iterable=None, *, desc: str, unit: str = "it", total: int | None = None, stream=None):
+        self.iterable, self.desc = iterable, desc
+        self.total = len(iterable) if total is None and hasattr(iterable, "__len__") else total
+        self.unit = unit if unit.startswith(" ") else f" {unit}"  # tqdm's units are glued: "3it", " 3 lines"
+        self.stream = stream or sys.stderr
+        self.n, self.closed = 0, False
+        self.start = self.said = time.perf_counter()
+        self._say(f"{desc} ...")
+
+    def __iter__(self):
+        try:
+            for item in self.iterable:
+                yield item
+                self.update()
+        finally:
+            self.close()
+
+    def __enter__(self) -> PlainLines:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+        now = time.perf_counter()
+        if now - self.said >= self.EVERY:
+            self.said = now
+            self._say(f"{self.desc}: {self.n}{self.unit} so far, {now - self.start:.0f} s")
+
+    def set_postfix(self, **values) -> None:
+        """Ignored: a log gets the step's final line, not each intermediate value."""
+
+    def refresh(self) -> None:
+        """Nothing to redraw."""
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        seconds = time.perf_counter() - self.start
+        if self.total:
+            done = f"{100 * self.n // self.total}% ({self.n}/{self.total}{self.unit})"
+            self._say(f"{self.desc}: {done} in {seconds:.1f} s")
+        else:
+            self._say(f"{self.desc}: {self.n}{self.unit} in {seconds:.1f} s")
+
+    def _say(self, line: str) -> None:
+        print(line, file=self.stream, flush=True)
 
 
 @contextlib.contextmanager
@@ -24,6 +113,10 @@ def elapsed_time_bar(desc: str, *, disable: bool = False, interval: float = 0.5)
 
     The call itself reports no progress, so a thread redraws the line every `interval` seconds.
     """
+    if not disable and not _animated(sys.stderr):  # a log: one line now; the caller writes the time at the end
+        print(f"{desc} ...", file=sys.stderr, flush=True)
+        yield
+        return
     stop = threading.Event()
     with progress_bar(desc=desc, disable=disable, bar_format="{desc}: {elapsed}", leave=False) as bar:
         ticker = threading.Thread(target=lambda: _redraw_until(stop, bar, interval), daemon=True)

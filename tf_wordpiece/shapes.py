@@ -38,6 +38,10 @@ def as_strings(values, name: str):
     if isinstance(values, tf.RaggedTensor):
         tensor = values
     else:
+        if isinstance(values, (list, tuple)) and not values:  # would convert to float32, blamed as ids below
+            raise ValueError(
+                f"{name}: the list is empty; pass at least one string, or tf.constant([], tf.string) for an empty batch"
+            )
         try:
             tensor = tf.convert_to_tensor(values)
         except (TypeError, ValueError) as e:

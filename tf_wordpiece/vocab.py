@@ -8,7 +8,8 @@ from typing import Sequence, Union
 import tensorflow as tf
 
 from tf_wordpiece.files import looks_like_text_lines, write_text_atomically
-from tf_wordpiece.messages import counted, line_and_offset, not_utf8_message, shown_path
+from tf_wordpiece.messages import counted, shown_path
+from tf_wordpiece.vocab_text import read_vocab_lines
 
 VocabLike = Union[str, os.PathLike, Sequence[str], tf.lookup.StaticHashTable, tf.lookup.StaticVocabularyTable]
 
@@ -132,37 +133,12 @@ def _read_tokens(vocab: VocabLike, source: str) -> list[str]:
 
 
 def read_vocab_file(path: str | os.PathLike) -> list[str]:
-    """Reads vocab.txt (UTF-8 without BOM, one token a line, line n is id n; `\\n` or `\\r\\n` ends a line)."""
-    path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise ValueError(
-            f"vocab: vocab file '{shown_path(path)}' does not exist (or is not a file); pass the path of a vocab.txt"
-        )
-    with open(path, "rb") as f:
-        data = f.read()
-    if data.startswith(b"\xef\xbb\xbf"):  # peers would keep it as part of the first token: a silently renamed token
-        raise ValueError(
-            f"vocab: vocab file '{shown_path(path)}' starts with a UTF-8 byte order mark; re-save it as UTF-8 "
-            "without BOM"
-        )
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line, offset = line_and_offset(data, e.start)
-        raise ValueError(not_utf8_message("vocab", path, line=line, offset=offset, byte=data[e.start])) from None
-    _check_not_a_tokenizer_json(path, data)
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the final newline ends the last token, it does not start a new one
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+    """Reads vocab.txt (UTF-8 without BOM, one token a line, line n is id n; `\\n` or `\\r\\n` ends a line).
 
-
-def _check_not_a_tokenizer_json(path: str, data: bytes) -> None:
-    if data.lstrip().startswith(b"{") and b'"model"' in data:
-        raise ValueError(
-            f"vocab: '{shown_path(path)}' looks like a Hugging Face tokenizer.json, not a vocab.txt; load it with "
-            "BertTokenizer.from_tokenizer_json (--tokenizer-json on the command line)"
-        )
+    A missing file is a FileNotFoundError; an empty, binary or non-UTF-8 file
+    a ValueError saying so (see `vocab_text.read_vocab_lines`).
+    """
+    return read_vocab_lines(path)
 
 
 def _validate(tokens: list[str], source: str, required: Sequence[str]) -> None:

@@ -21,14 +21,19 @@ import argparse
 import pathlib
 import sys
 
-import keras
-import keras_hub
-import numpy as np
-import tensorflow as tf
+from tf_wordpiece.console import import_tensorflow_quietly
 
-from tf_wordpiece.export import keras_model
-from tf_wordpiece.export.converter import embedded_pairs
-from tf_wordpiece.keras_preprocessor import BertTextClassifierPreprocessor, TextModel
+# TensorFlow's log lines (and the TFLite converter's) hidden as the command line hides them (a cuInit
+# "E..." line on a machine without a GPU is no error of this script); TF_WORDPIECE_TF_LOGS=1 shows them.
+tf = import_tensorflow_quietly()
+
+import keras  # noqa: E402
+import keras_hub  # noqa: E402
+import numpy as np  # noqa: E402
+
+from tf_wordpiece.export import keras_model  # noqa: E402
+from tf_wordpiece.export.converter import embedded_pairs  # noqa: E402
+from tf_wordpiece.keras_preprocessor import BertTextClassifierPreprocessor, TextModel  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 VOCAB = REPO / "tests/data/bert-base-uncased/vocab.txt"

@@ -1,10 +1,10 @@
 // Classifies text with the TF.js graph model that `tf_wordpiece.export.keras_model.save_tfjs` wrote (tokenizer and
 // BERT in one graph), in Node with @tensorflow/tfjs (pure JavaScript).
 //
-//   npm install @tensorflow/tfjs@4
-//   node classify.mjs MODEL_DIR "Abrir o arquivo" "Open the file"   # one JSON array of logits per string
-//   node classify.mjs MODEL_DIR --json < strings.json              # a JSON array of strings in, {"logits": [...]} out
-//   node classify.mjs MODEL_DIR --bench REPEATS < batches.json     # timings: load, then each batch REPEATS times
+//   npm install --prefix examples       # once, in the clone's root: examples/package.json, for every Node example
+//   node examples/classifier/classify.mjs MODEL_DIR "Abrir o arquivo" "Open the file"   # one JSON array of logits per string
+//   node examples/classifier/classify.mjs MODEL_DIR --json < strings.json              # a JSON array of strings in, {"logits": [...]} out
+//   node examples/classifier/classify.mjs MODEL_DIR --bench REPEATS < batches.json     # timings: load, then each batch REPEATS times
 //
 // In a browser, load it with tf.loadGraphModel(URL_OF_MODEL_JSON) instead; the call is the same.
 import * as fs from "node:fs";

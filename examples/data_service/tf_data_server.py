@@ -42,9 +42,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def serve(args: argparse.Namespace) -> str:
     """Starts the server (it runs on TensorFlow's threads); returns the line that announces it."""
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    import tensorflow as tf
-
+    tf = import_tensorflow_quietly()
     service = tf.data.experimental.service
     if args.role == "dispatcher":
         server = service.DispatchServer(service.DispatcherConfig(port=args.port))
@@ -57,6 +55,33 @@ def serve(args: argparse.Namespace) -> str:
         announce = f"worker on {args.host} (port {args.port or 'chosen by TensorFlow'}) of dispatcher {args.dispatcher}"
     serve.server = server  # kept alive until the process ends
     return announce
+
+
+def import_tensorflow_quietly():
+    """TensorFlow imported with its log lines hidden, as tf_wordpiece's command line does (here without
+    tf_wordpiece, which a worker need not have); TF_WORDPIECE_TF_LOGS=1 shows them.
+
+    The lines written while its libraries load ignore TF_CPP_MIN_LOG_LEVEL, so file descriptor 2 is sent
+    to /dev/null during the import and the devices' creation (cuInit's "E..." line without a GPU driver);
+    TF_CPP_MIN_LOG_LEVEL=3 hides the later ones.
+    """
+    if os.environ.get("TF_WORDPIECE_TF_LOGS", "") not in ("", "0"):
+        import tensorflow as tf
+
+        return tf
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    sys.stderr.flush()
+    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    try:
+        import tensorflow as tf
+
+        tf.config.list_logical_devices()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+    return tf
 
 
 def main(argv=None) -> int:

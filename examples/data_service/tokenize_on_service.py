@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import argparse
 import collections
-import os
 import pathlib
 import sys
 import time
 from importlib import resources
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+from tf_wordpiece.console import import_tensorflow_quietly
 
-import tensorflow as tf  # noqa: E402
+# TensorFlow's log lines hidden as the command line hides them (TF_WORDPIECE_TF_LOGS=1 shows them); the workers
+# (tf_data_server.py, where tf_wordpiece cannot be imported) hide theirs the same way.
+tf = import_tensorflow_quietly()
+
 from local_cluster import LocalCluster  # noqa: E402
 
 MAX_TOKENS = 128

@@ -1,8 +1,8 @@
 // Tokenizes text with a tf_wordpiece TF.js graph model, in Node with @tensorflow/tfjs (pure JavaScript).
 //
-//   npm install @tensorflow/tfjs@4
-//   node tokenize.mjs MODEL_DIR "Hello TensorFlow!" "Olá mundo"   # one JSON object per string
-//   node tokenize.mjs MODEL_DIR --json < strings.json             # a JSON array of strings in, one array out
+//   npm install --prefix examples       # once, in the clone's root: examples/package.json, for every Node example
+//   node examples/tfjs/tokenize.mjs MODEL_DIR "Hello TensorFlow!" "Olá mundo"   # one JSON object per string
+//   node examples/tfjs/tokenize.mjs MODEL_DIR --json < strings.json             # a JSON array of strings in, one array out
 //
 // MODEL_DIR is what `TutorialTokenizer.save_tfjs` wrote, or one language's folder of what
 // `tf-wordpiece export --tfjs FOLDER` wrote (FOLDER/pt, FOLDER/en). In a browser, load it with

@@ -17,16 +17,17 @@ the point is the pipeline, not the translations.
 from __future__ import annotations
 
 import argparse
-import os
 import pathlib
 import sys
 import tempfile
 import time
 from importlib import resources
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+from tf_wordpiece.console import import_tensorflow_quietly
 
-import tensorflow as tf  # noqa: E402
+# TensorFlow's log lines hidden as the command line hides them (TF_WORDPIECE_TF_LOGS=1 shows them).
+tf = import_tensorflow_quietly()
+
 from nmt_model import Transformer, WarmupSchedule, masked_accuracy, masked_loss  # noqa: E402
 from nmt_translator import MAX_TOKENS, ExportTranslator, Translator, save_translator  # noqa: E402
 

@@ -203,8 +203,44 @@ def test_bert_decode_scalar_and_python_lists():
 
 def test_missing_vocab_file(tmp_path):
     missing = tmp_path / "nope.txt"
-    with pytest.raises(ValueError, match="nope.txt.*does not exist"):
+    with pytest.raises(FileNotFoundError, match="nope.txt.*does not exist"):
         twp.BertTokenizer(str(missing))
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"", "is empty; a vocabulary needs at least the unknown token"),
+        (b"\x00" * 4096, r"is not a text file \(it holds NUL bytes"),
+        (b"PK\x03\x04\x14\x00\x08\x00" + bytes(range(256)) * 8, r"is not a text file \(it holds NUL bytes"),
+        (bytes(range(1, 32)) * 64 + b"\n", r"is not a text file \(it holds control bytes"),
+        ("[UNK]\ncafé\n".encode("latin1"), "is not UTF-8 text: line 2 holds the byte 0xe9.*iconv -f latin1"),
+    ],
+    ids=["empty", "nul-bytes", "zip", "controls", "latin1"],
+)
+def test_vocab_files_that_are_not_vocabularies_say_what_they_are(tmp_path, data, message):
+    path = tmp_path / "vocab.txt"
+    path.write_bytes(data)
+    with pytest.raises(ValueError, match=message) as info:
+        twp.BertTokenizer(str(path))
+    assert "most of its lines hold spaces" not in str(info.value)
+    if b"\x00" in data or data[:1] == b"\x01":
+        assert "iconv" not in str(info.value)  # binary: converting its encoding would not help
+
+
+def test_a_nul_token_alone_on_its_line_is_text(tmp_path):
+    path = tmp_path / "vocab.txt"
+    path.write_bytes(b"[UNK]\n\x00\nhello\n")
+    assert twp.BertTokenizer(str(path)).vocab.tokens == ["[UNK]", "\x00", "hello"]
+
+
+def test_an_empty_list_is_named_as_such(vocab_path):
+    tok = twp.BertTokenizer(vocab_path)
+    for call in (tok.tokenize, tok.tokenize_with_offsets):
+        with pytest.raises(ValueError, match="strings: the list is empty") as info:
+            call([])
+        assert "float32" not in str(info.value)
+    assert tok.tokenize(tf.constant([], tf.string)).shape[0] == 0  # the empty batch it suggests works
 
 
 @pytest.mark.parametrize(

@@ -214,7 +214,7 @@ def test_saved_model_cli_and_tf_data(module, tmp_path, english):
 
 
 def test_bad_input(tutorial_vocab, module, tmp_path):
-    with pytest.raises(ValueError, match="does not exist"):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
         CustomTokenizer(RESERVED, str(tmp_path / "missing.txt"))
     with pytest.raises(ValueError, match=r"lacks \['\[END\]'\]"):
         CustomTokenizer(["[PAD]", "[UNK]", "[START]"], tutorial_vocab)

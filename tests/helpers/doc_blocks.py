@@ -7,7 +7,9 @@ Which blocks run:
   must hold its own imports), the working directory being the scratch copy;
 - ```js / ```javascript blocks and untagged blocks are shown (code for other runtimes, output) and do not run;
 - a block whose fence is preceded by a line `<!-- skip-test: why -->` does not run (installing packages,
-  the full test run, a benchmark); the marker must say why.
+  the full test run, a benchmark); the marker must say why;
+- a block whose fence is preceded by a line `<!-- test-needs: node npm -->` runs only where those programs
+  are on PATH (the Node examples), with a warning naming them where they are not.
 Blocks run in the page's order in one scratch copy of the repository's inputs, so each may use the files
 the ones before it wrote, and the files they write must all be in .gitignore (anchored at the root).
 """
@@ -19,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +31,7 @@ REPO = Path(__file__).resolve().parents[2]
 # What the blocks read, copied into the scratch folder.
 INPUTS = ("tests/data", "tf_wordpiece/data", "examples", "export")
 SKIP_MARKER = re.compile(r"^<!--\s*skip-test\b(?P<why>.*)-->\s*$")
+NEEDS_MARKER = re.compile(r"^<!--\s*test-needs:(?P<programs>[^>]*)-->\s*$")
 FENCE = re.compile(r"^```(\S*)\s*$")
 RUNNABLE = ("bash", "python")
 SHOWN = ("", "js", "javascript", "text", "c")  # shown, never run
@@ -40,6 +44,11 @@ class Block:
     code: str
     skipped: bool
     why: str = ""  # the skip marker's reason
+    needs: tuple[str, ...] = ()  # programs it runs, from a test-needs marker
+
+    def missing(self) -> list[str]:
+        """The programs it needs that are not on PATH."""
+        return [program for program in self.needs if shutil.which(program) is None]
 
 
 def blocks(text: str, page: str = "README.md") -> list[Block]:
@@ -56,8 +65,10 @@ def blocks(text: str, page: str = "README.md") -> list[Block]:
             raise ValueError(f"{page} line {index + 1}: a code block is never closed")
         marker = SKIP_MARKER.match(lines[index - 1]) if index > 0 else None
         why = marker.group("why").strip(" :") if marker else ""
+        needs = NEEDS_MARKER.match(lines[index - 1]) if index > 0 else None
+        programs = tuple(needs.group("programs").split()) if needs else ()
         code = "\n".join(lines[index + 1 : end]) + "\n"
-        found.append(Block(opening.group(1), index + 1, code, marker is not None, why))
+        found.append(Block(opening.group(1), index + 1, code, marker is not None, why, programs))
         index = end + 1
     return found
 
@@ -97,8 +108,8 @@ def run_page(page: Path, tmp_path: Path, monkeypatch) -> tuple[int, set[str]]:
     """Runs `page`'s blocks in order in a fresh scratch copy; returns how many ran and the names they made
     at the copy's root (each already checked to be in .gitignore)."""
     scratch = tmp_path / "clone"
-    for folder in INPUTS:
-        shutil.copytree(REPO / folder, scratch / folder)
+    for folder in INPUTS:  # without a node_modules a developer installed (hundreds of MB; the blocks install it)
+        shutil.copytree(REPO / folder, scratch / folder, ignore=shutil.ignore_patterns("node_modules"))
     temp = tmp_path / "temp"
     temp.mkdir()
     before = {path.name for path in scratch.iterdir()}
@@ -107,6 +118,11 @@ def run_page(page: Path, tmp_path: Path, monkeypatch) -> tuple[int, set[str]]:
     ran = 0
     for block in blocks(page.read_text(encoding="utf-8"), name):
         if block.skipped or block.language not in RUNNABLE:
+            continue
+        if block.missing():
+            warnings.warn(
+                f"{name} line {block.line}: not run, {' and '.join(block.missing())} not on PATH", stacklevel=1
+            )
             continue
         if block.language == "bash":
             run_shell(block, scratch, temp, name)

@@ -16,7 +16,10 @@ import subprocess
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-TFJS_VERSION = "4.22.0"
+# The version the examples pin (examples/package.json, what `npm install --prefix examples` installs).
+TFJS_VERSION = json.loads((REPO / "examples/package.json").read_text(encoding="utf-8"))["dependencies"][
+    "@tensorflow/tfjs"
+]
 
 
 def node_modules() -> pathlib.Path:

@@ -93,7 +93,7 @@ def test_options_reach_the_learner(english, tmp_path):
             "--vocab-size: 10 is smaller than the reserved tokens plus the alphabet",
         ),
         ("", ["--tfds", "no_such_dataset:train:text"], "tfds: cannot load"),
-        ("", ["--tfds", "ted_hrlr_translate/pt_to_en"], "NAME:SPLIT:FEATURE"),
+        ("", ["--tfds", "ted_hrlr_translate/pt_to_en::en"], "--tfds: expected NAME[:SPLIT[:FEATURE]]"),
         ("existing", ["--input", "{corpus}"], "already exists; pass --overwrite"),
     ],
 )
@@ -115,7 +115,7 @@ def test_bad_input_is_a_clear_error_and_writes_nothing(english, tmp_path, capsys
     )
 
 
-def test_tfds_source(tmp_path, library_temp_files):
+def test_tfds_source(tmp_path, capsys, library_temp_files):
     """--tfds reads NAME:SPLIT:FEATURE from the TFDS data dir (here tfds's offline mock of the tutorial's dataset)."""
     import tensorflow_datasets as tfds
 
@@ -141,8 +141,25 @@ def test_tfds_source(tmp_path, library_temp_files):
             english, 400, ["[PAD]", "[UNK]", "[START]", "[END]"], {}, {"lower_thresh": 2}
         )
         pairs = converter.tfds_pairs("ted_hrlr_translate/pt_to_en")
+        # Without FEATURE, a dataset of two text features says which there are.
+        capsys.readouterr()
+        assert learn("--tfds", "ted_hrlr_translate/pt_to_en", "--out", str(tmp_path / "other.txt")) == 2
+        assert "has 2 text features ['en', 'pt']; name the one to learn from" in capsys.readouterr().err
+        validation = converter.tfds_pairs("ted_hrlr_translate/pt_to_en", "validation")
     assert out.read_text(encoding="utf-8").splitlines() == expected
     assert len(pairs) == 200 and all(isinstance(pt, str) and isinstance(en, str) for pt, en in pairs)
+    assert len(validation) == 200 and not (tmp_path / "other.txt").exists()
+
+
+def test_tfds_takes_one_form_in_learn_and_export(tmp_path, capsys, monkeypatch):
+    """NAME[:SPLIT[:FEATURE]] in both: export, which learns both languages, refuses a FEATURE before any work."""
+    from tf_wordpiece import cli
+
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["export", "--tfds", "ted_hrlr_translate/pt_to_en:train:en", "--out", "m"]) == 2
+    err = capsys.readouterr().err
+    assert "--tfds: export learns both languages" in err and "pass ted_hrlr_translate/pt_to_en:train" in err
+    assert "loading TensorFlow" not in err and list(tmp_path.iterdir()) == []
 
 
 def test_tfds_pairs_not_utf8_is_an_error_naming_the_example(monkeypatch):
@@ -188,3 +205,17 @@ def test_summary_says_where_the_threshold_search_ended(counts, size, threshold, 
     assert stats["threshold"] == threshold
     summary = threshold_summary(stats, SimpleNamespace(lower_thresh=10, upper_thresh=10_000_000))
     assert summary.startswith(f"count threshold {threshold} ({where}")
+
+
+def test_a_tsv_header_line_is_not_a_pair(tmp_path):
+    """export --input: a first line `pt<TAB>en` names the columns (as the embedded sample's does): skipped."""
+    from tf_wordpiece.export import converter
+
+    with_header = tmp_path / "with_header.tsv"
+    with_header.write_text("PT\ten\nolá\thello\npt\ten\n", encoding="utf-8")  # a later pt<TAB>en is a pair
+    without = tmp_path / "without.tsv"
+    without.write_text("olá\thello\n", encoding="utf-8")
+    assert converter.tsv_file_pairs([str(with_header)]) == [("olá", "hello"), ("pt", "en")]
+    assert converter.tsv_file_pairs([str(without)]) == [("olá", "hello")]
+    embedded = converter.embedded_pairs()
+    assert embedded[0] != ("pt", "en") and len(embedded) == 15223

@@ -34,7 +34,7 @@ def bert_kwargs_from_tokenizer_json(path: str | os.PathLike) -> dict:
         with open(path, encoding="utf-8") as f:
             spec = json.load(f)
     except FileNotFoundError:
-        raise ValueError(f"path: tokenizer.json {shown} does not exist") from None
+        raise FileNotFoundError(f"path: tokenizer.json {shown} does not exist") from None
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
         raise ValueError(f"path: {shown} is not a valid JSON tokenizer file: {e}") from None
     if not isinstance(spec, dict) or not isinstance(spec.get("model"), dict):

@@ -30,13 +30,19 @@ EMBEDDED_CORPUS = "pt_en_sample.tsv"  # Debian 12 gettext catalogs, pt/en pairs;
 def embedded_pairs() -> list[tuple[str, str]]:
     """The (pt, en) pairs shipped in the package (header line skipped)."""
     text = (resources.files("tf_wordpiece") / "data" / EMBEDDED_CORPUS).read_text(encoding="utf-8")
-    return read_tsv_pairs(text.splitlines()[1:], source=EMBEDDED_CORPUS)
+    return read_tsv_pairs(text.splitlines(), source=EMBEDDED_CORPUS)
+
+
+TSV_HEADER = ("pt", "en")  # a first line that names the columns, as the embedded sample's does
 
 
 def read_tsv_pairs(lines: Iterable[str], *, source: str) -> list[tuple[str, str]]:
+    """(pt, en) pairs of `pt<TAB>en` lines; blank lines and a header first line `pt<TAB>en` (any case) are skipped."""
     pairs = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
+            continue
+        if number == 1 and tuple(field.strip().lower() for field in line.split("\t")) == TSV_HEADER:
             continue
         fields = line.split("\t")
         if len(fields) != 2:

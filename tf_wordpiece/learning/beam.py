@@ -102,8 +102,8 @@ except ModuleNotFoundError as e:
 from apache_beam.metrics import Metrics, MetricsFilter  # noqa: E402
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions  # noqa: E402
 
-from tf_wordpiece.files import check_file_output, looks_like_text_lines  # noqa: E402
 from tf_wordpiece.learning.learner import check_learn_params, learn_with_stats  # noqa: E402
+from tf_wordpiece.learning.written import check_learned_output  # noqa: E402
 from tf_wordpiece.progress import progress_bar  # noqa: E402
 
 # Runners that run the pipeline in this process (its workers are threads), as Beam spells them without case and
@@ -259,9 +259,7 @@ def _check_paths(args) -> None:
     if not matched:
         raise ValueError(f"--input: no files match '{shown_path(args.input)}'; check the path or the glob")
     if "://" not in args.out:  # local: the same rules as tf-wordpiece learn
-        check_file_output(
-            args.out, overwrite=args.overwrite, what="--out", kind="vocab file", looks_ours=looks_like_text_lines
-        )
+        check_learned_output(args.out, overwrite=args.overwrite, joiner=args.joiner)
     elif FileSystems.exists(args.out) and not args.overwrite:
         raise FileExistsError(
             f"--out: {shown_path(args.out)} already exists; pass --overwrite to replace that vocab file"

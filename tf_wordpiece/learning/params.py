@@ -6,6 +6,7 @@ No TensorFlow here: `tf-wordpiece learn --help` shows these without importing it
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Mapping, NamedTuple
 
 from tf_wordpiece.messages import counted
@@ -55,11 +56,11 @@ def add_learn_options(parser: argparse.ArgumentParser) -> None:
     Every option has help, so a parser with ArgumentDefaultsHelpFormatter shows every default.
     """
     defaults = LearnParams()
-    parser.add_argument("--out", required=True, help="vocab.txt to write (line n is id n)")
+    parser.add_argument("--out", default="vocab.txt", help="vocab.txt to write (line n is id n)")
     parser.add_argument(
         "--overwrite",
         action="store_true",
-        help="replace --out if it is an existing vocab file (never a folder or another kind of file)",
+        help="replace --out if it is a vocabulary tf-wordpiece learned (never another file, nor a folder)",
     )
     parser.add_argument("--vocab-size", type=int_at_least(1), default=8000, help="target (maximum) vocabulary size")
     parser.add_argument(
@@ -236,3 +237,28 @@ def size_notes(size: int, target: int, stats: dict, *, slack_ratio: float, lower
         f"{'occurs' if size == 1 else 'occur'} at least {counted(threshold, 'time')} (the count threshold) in the "
         f"{counted(stats['words'], 'word')} learned from; {why}"
     ]
+
+
+_TFDS_SPEC = re.compile(
+    r"(?P<name>[^:\[\]]+?(?::\d+\.\d+\.\d+)?)"  # a name, with its version (name:1.0.0) if any
+    r"(?::(?P<split>[^:\[\]]+(?:\[[^\]]*\])?))?"  # a split, sliced (train[:10%]) or not
+    r"(?::(?P<feature>[^:\[\]]+))?"
+)
+
+
+def tfds_spec(spec: str) -> tuple[str, str, str | None]:
+    """(name, split, feature) of `NAME[:SPLIT[:FEATURE]]`, the form `--tfds` takes in `learn` and `export`.
+
+    SPLIT defaults to "train" and FEATURE to None (the caller's default).
+
+    >>> tfds_spec("ted_hrlr_translate/pt_to_en")
+    ('ted_hrlr_translate/pt_to_en', 'train', None)
+    >>> tfds_spec("ted_hrlr_translate/pt_to_en:1.0.0:train[:10%]:en")
+    ('ted_hrlr_translate/pt_to_en:1.0.0', 'train[:10%]', 'en')
+    """
+    match = _TFDS_SPEC.fullmatch(spec)
+    if not match:
+        raise ValueError(
+            f"tfds: expected NAME[:SPLIT[:FEATURE]] such as ted_hrlr_translate/pt_to_en:train:en, got {spec!r}"
+        )
+    return match["name"], match["split"] or "train", match["feature"]

@@ -10,6 +10,7 @@ import tensorflow as tf
 
 from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
 from tf_wordpiece.bert.space_chunks import words_never_span_spaces
+from tf_wordpiece.learning.params import tfds_spec
 from tf_wordpiece.messages import STANDARD_INPUT, line_and_offset, not_utf8_message, shown_path
 from tf_wordpiece.progress import progress_bar
 
@@ -186,13 +187,12 @@ def invalid_utf8_message(path, line: int, offset: int, byte: int) -> str:
 
 
 def tfds_text_dataset(spec: str) -> tf.data.Dataset:
-    """Scalar strings of `NAME:SPLIT:FEATURE` (e.g. `ted_hrlr_translate/pt_to_en:train:en`), local TFDS data only."""
-    parts = spec.rsplit(":", 2)
-    if len(parts) != 3 or not all(parts):
-        raise ValueError(
-            f"tfds: expected NAME:SPLIT:FEATURE such as ted_hrlr_translate/pt_to_en:train:en, got {spec!r}"
-        )
-    name, split, feature = parts
+    """Scalar strings of `NAME[:SPLIT[:FEATURE]]` (e.g. `ted_hrlr_translate/pt_to_en:train:en`), local TFDS data only.
+
+    SPLIT defaults to `train`; FEATURE may be left out when the dataset has one
+    string feature (`tfds_spec` parses the spec).
+    """
+    name, split, feature = tfds_spec(spec)
     try:
         import tensorflow_datasets as tfds
     except ImportError:
@@ -201,6 +201,14 @@ def tfds_text_dataset(spec: str) -> tf.data.Dataset:
         dataset = tfds.load(name, split=split, download=False)
     except Exception as e:  # tfds raises several types for "not prepared" and "no such split"
         raise ValueError(f"tfds: {tfds_load_error(name, split, e)}") from None
+    texts = sorted(key for key, spec in dataset.element_spec.items() if getattr(spec, "dtype", None) == tf.string)
+    if feature is None:
+        if len(texts) != 1:
+            raise ValueError(
+                f"tfds: {name} has {len(texts)} text features {texts}; name the one to learn from, such as "
+                f"{name}:{split}:{(texts or ['text'])[-1]}"
+            )
+        feature = texts[0]
     if feature not in dataset.element_spec:
         raise ValueError(f"tfds: {name} has no feature {feature!r}; it has {sorted(dataset.element_spec)}")
     return dataset.map(lambda example: example[feature])

@@ -1,0 +1,85 @@
+"""Reading vocab.txt as text, without TensorFlow: the command line checks a vocab file with it before the import.
+
+Every problem a file can have on its own (missing, a folder, empty, binary,
+not UTF-8, a byte order mark, a tokenizer.json given as vocab.txt) is found
+here; `vocab.Vocab` checks the tokens themselves (duplicates, required tokens).
+"""
+
+from __future__ import annotations
+
+import os
+
+from tf_wordpiece.messages import line_and_offset, not_utf8_message, shown_path
+
+_SAMPLE = 8192  # the bytes looked at to tell a binary file from text
+_TEXT_CONTROLS = frozenset(b"\t\n\r\x0b\x0c")
+
+
+def read_vocab_lines(path: str | os.PathLike) -> list[str]:
+    """The tokens of vocab.txt: UTF-8 without BOM, one token a line (line n is id n; `\\n` or `\\r\\n` ends a line).
+
+    Returns a list of str, one per line. A missing path is a FileNotFoundError;
+    a folder, an empty file, a binary file, text that is not UTF-8 and a
+    tokenizer.json are ValueErrors that say what the file is and what to pass.
+
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = (pathlib.Path(folder) / "vocab.txt").write_bytes(b"[UNK]\\nhello\\r\\n##s\\n")
+    ...     _ = (pathlib.Path(folder) / "model.bin").write_bytes(bytes(range(256)))
+    ...     print(read_vocab_lines(pathlib.Path(folder) / "vocab.txt"))
+    ...     read_vocab_lines(pathlib.Path(folder) / "model.bin")
+    Traceback (most recent call last):
+    ValueError: vocab: vocab file '...model.bin' is not a text file (it holds NUL bytes, ...); pass the vocab.txt ...
+    >>> read_vocab_lines("no/such/vocab.txt")
+    Traceback (most recent call last):
+    FileNotFoundError: vocab: vocab file 'no/such/vocab.txt' does not exist; pass the path of a vocab.txt
+    """
+    data = _read(os.fspath(path))
+    shown = f"vocab file '{shown_path(path)}'"
+    if not data:
+        raise ValueError(f"vocab: the {shown} is empty; a vocabulary needs at least the unknown token")
+    binary = _binary(data)
+    if binary:
+        raise ValueError(
+            f"vocab: {shown} is not a text file (it holds {binary}, as models and archives do); pass the vocab.txt "
+            "that lists the tokens, one a line"
+        )
+    if data.startswith(b"\xef\xbb\xbf"):  # peers would keep it as part of the first token: a silently renamed token
+        raise ValueError(f"vocab: {shown} starts with a UTF-8 byte order mark; re-save it as UTF-8 without BOM")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line, offset = line_and_offset(data, e.start)
+        raise ValueError(not_utf8_message("vocab", path, line=line, offset=offset, byte=data[e.start])) from None
+    if data.lstrip().startswith(b"{") and b'"model"' in data:
+        raise ValueError(
+            f"vocab: '{shown_path(path)}' looks like a Hugging Face tokenizer.json, not a vocab.txt; load it with "
+            "BertTokenizer.from_tokenizer_json (--tokenizer-json on the command line)"
+        )
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the final newline ends the last token, it does not start a new one
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def _read(path: str) -> bytes:
+    if os.path.isdir(path):
+        raise ValueError(f"vocab: '{shown_path(path)}' is a folder; pass the path of a vocab.txt inside it")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"vocab: vocab file '{shown_path(path)}' does not exist; pass the path of a vocab.txt")
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _binary(data: bytes) -> str | None:
+    """What makes `data` binary, or None: a NUL byte beside other bytes on a line, or many control bytes.
+
+    A NUL alone on its line is a token (some vocabularies list it), so it is text.
+    """
+    sample = data[:_SAMPLE]
+    if any(b"\x00" in line and line.rstrip(b"\r") != b"\x00" for line in sample.split(b"\n")):
+        return "NUL bytes"
+    controls = sum(1 for byte in sample if byte < 0x20 and byte not in _TEXT_CONTROLS)
+    if controls * 20 > len(sample):  # over 5%: text has next to none
+        return "control bytes"
+    return None
