@@ -2,7 +2,9 @@
 
 Not imported by `import tf_wordpiece` (Keras is TensorFlow's, but only these
 layers need it): `from tf_wordpiece.keras_layers import WordPieceTokenizer, BertInputsPacker`.
-Keras 3 with the TensorFlow backend.
+Keras 3 on any backend: they compute in TensorFlow (inside `tf.data` on JAX or
+PyTorch, as keras-hub's preprocessing layers do) and, called eagerly on another
+backend, return its arrays (ragged ids as Python lists): `tf_wordpiece.keras_backends`.
 
 - They run in `model.fit` on string inputs, inside `tf.data`, and in
   `model.export(...)`, whose SavedModel loads with `tf.saved_model.load` where

@@ -23,7 +23,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from tf_wordpiece.keras_backends import TextPipeline, backend_outputs, is_raw, tensorflow_backend
+from tf_wordpiece.keras_backends import TextPipeline, backend_outputs, is_raw, tensorflow_backend, to_tensorflow
 from tf_wordpiece.keras_layers import BertInputsPacker, WordPieceTokenizer
 
 # keras-hub's `truncate` names -> BertInputsPacker's templates (tensorflow_text's RoundRobinTrimmer, which
@@ -127,6 +127,7 @@ class BertTextClassifierPreprocessor(keras.layers.Layer):
         inputs = self.packer([self.tokenizer(s[None] if one else s) for s in segments])
         if one:
             inputs = {name: value[0] for name, value in inputs.items()}
+        y, sample_weight = to_tensorflow(y), to_tensorflow(sample_weight)  # lists too, as keras-hub's converts them
         return keras.utils.pack_x_y_sample_weight(inputs, y, sample_weight)
 
     def pack_bytes(self, data, row_lengths) -> dict[str, tf.Tensor]:
