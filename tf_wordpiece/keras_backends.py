@@ -19,6 +19,7 @@ TensorFlow, and the rest, which the backend trains and runs.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 import weakref
@@ -106,15 +107,23 @@ def backend_outputs(call):
     def wrapper(self, *args, **kwargs):
         if not converts_outputs():
             return call(self, *args, **kwargs)
-        _NESTING.depth = getattr(_NESTING, "depth", 0) + 1
-        try:
-            with tf.device("cpu"):  # string ops have no accelerator kernels
-                outputs = call(self, *args, **kwargs)
-        finally:
-            _NESTING.depth -= 1
+        with tensorflow_values():
+            outputs = call(self, *args, **kwargs)
         return to_backend(outputs)
 
     return wrapper
+
+
+@contextlib.contextmanager
+def tensorflow_values():
+    """Within it the layers take and return TensorFlow values on every backend (on the CPU: string ops have no
+    accelerator kernels); the caller converts what comes out once, with `to_backend`."""
+    _NESTING.depth = getattr(_NESTING, "depth", 0) + 1
+    try:
+        with tf.device("cpu"):
+            yield
+    finally:
+        _NESTING.depth -= 1
 
 
 def runs_in_tensorflow(layer) -> bool:
@@ -151,7 +160,9 @@ class TextPipeline:
 
     def preprocess_eagerly(self, x):
         """Raw inputs (strings, lists, arrays) -> the head's inputs as the backend's arrays."""
-        return to_backend(self.preprocess(keras.tree.map_structure(to_tensorflow, x)))
+        with tensorflow_values():  # the layers hand TensorFlow values on to each other; converted once, here
+            outputs = self.preprocess(keras.tree.map_structure(to_tensorflow, x))
+        return to_backend(outputs)
 
     def dataset(self, x, y=None, sample_weight=None, *, batch_size=None, shuffle=False) -> tf.data.Dataset:
         """Batches of the head's inputs (with `y`, `sample_weight`): `x` a `tf.data.Dataset`, or arrays and lists.

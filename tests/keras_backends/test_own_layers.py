@@ -144,3 +144,17 @@ def test_text_model_fits_and_predicts_on_lists_and_tf_data(model, tmp_path):
     reloaded = keras.models.load_model(tmp_path / "model.keras")
     assert isinstance(reloaded, TextModel)
     np.testing.assert_allclose(reloaded.predict(LINES, verbose=0), from_list, rtol=1e-5, atol=1e-6)
+
+
+def test_text_model_on_a_tokenizer_and_packer_chain(vocab_tokens):
+    """The preprocessing is cut after the last layer that runs in TensorFlow (the packer), not the tokenizer."""
+    tokenizer = WordPieceTokenizer(vocabulary=vocab_tokens, lowercase=True)
+    cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+    strings = keras.Input(shape=(), dtype="string")
+    inputs = BertInputsPacker(sequence_length=LENGTH, cls_id=cls_id, sep_id=sep_id)(tokenizer(strings))
+    embedded = keras.layers.Embedding(len(vocab_tokens), 4)(inputs["token_ids"])
+    model = TextModel(strings, keras.layers.Dense(3)(keras.layers.Flatten()(embedded)))
+    predicted = model.predict(LINES, verbose=0)  # preprocessing mapped over tf.data
+    eager = backend_array(model(np.array(LINES, dtype=object)))  # preprocessing run eagerly
+    np.testing.assert_allclose(eager, predicted, rtol=1e-5, atol=1e-6)
+    assert predicted.shape == (len(LINES), 3) and np.ptp(predicted, axis=0).max() > 1e-4
