@@ -35,6 +35,7 @@ for line in requires("keras-hub") or []:
     print(str(requirement).split(";")[0].strip())
 PY
 )
+# pip then says "keras-hub 0.32.0 requires tensorflow-text ..., which is not installed": expected, not a failure.
 "$py" -m pip install --quiet "${hub_requirements[@]}"
 
 # tensorflow_text must not be importable here (a leftover from an earlier install would hide the point).
