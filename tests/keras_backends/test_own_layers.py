@@ -158,3 +158,25 @@ def test_text_model_on_a_tokenizer_and_packer_chain(vocab_tokens):
     eager = backend_array(model(np.array(LINES, dtype=object)))  # preprocessing run eagerly
     np.testing.assert_allclose(eager, predicted, rtol=1e-5, atol=1e-6)
     assert predicted.shape == (len(LINES), 3) and np.ptp(predicted, axis=0).max() > 1e-4
+
+
+def test_keras_hubs_classifier_takes_the_preprocessor(preprocessor, tmp_path):
+    """keras-hub's task maps a preprocessor that is not its own over tf.data on every backend: ours runs there."""
+    keras_hub = pytest.importorskip("keras_hub")
+    keras.utils.set_random_seed(0)
+    backbone = keras_hub.models.BertBackbone(
+        vocabulary_size=preprocessor.vocabulary_size(),
+        num_layers=1,
+        num_heads=2,
+        hidden_dim=8,
+        intermediate_dim=16,
+        max_sequence_length=LENGTH,
+    )
+    task = keras_hub.models.BertTextClassifier(backbone=backbone, preprocessor=preprocessor, num_classes=2)
+    labels = [1, 0, 0, 1, 0]
+    task.fit(LINES, labels, batch_size=5, epochs=1, verbose=0)
+    predicted = task.predict(LINES, verbose=0)
+    assert predicted.shape == (len(LINES), 2) and np.isfinite(predicted).all()
+    task.save(tmp_path / "task.keras")
+    reloaded = keras.models.load_model(tmp_path / "task.keras", compile=False)
+    np.testing.assert_allclose(reloaded.predict(LINES, verbose=0), predicted, rtol=1e-5, atol=1e-6)
