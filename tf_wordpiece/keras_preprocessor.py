@@ -43,7 +43,9 @@ class BertTextClassifierPreprocessor(keras.layers.Layer):
     [sequence_length]. `[CLS] a [SEP] (b [SEP])`, cut to fit as `truncate`
     says, padded with `[PAD]`. Called as `preprocessor(x, y, sample_weight)`
     (a `tf.data` map over labelled data) it returns `(inputs, y, sample_weight)`,
-    as keras-hub's does.
+    as keras-hub's does. On any Keras backend it computes in TensorFlow: inside
+    `tf.data` it returns tf tensors, and called eagerly on JAX or PyTorch that
+    backend's arrays (`tf_wordpiece.keras_backends`).
 
     Args:
       vocabulary: a vocab.txt path (read now; the layer keeps the tokens) or a
@@ -203,6 +205,10 @@ class TextModel(keras.Model):
     keras-hub's tasks: `model.predict(["some text"])`. Built like any functional
     model, `TextModel(inputs, outputs)`; `.keras` files and `model.export`
     work as for `keras.Model`. Arrays, tensors and `tf.data` pass through.
+    On another Keras backend (JAX, PyTorch; `.keras` files work, `export` is
+    TensorFlow's) `fit`, `evaluate` and `predict` map the model's preprocessing
+    layers over a `tf.data.Dataset` in TensorFlow and run the rest on the
+    backend (`keras_backends.TextPipeline`); lists of labels are arrays too.
 
     >>> strings = keras.Input(shape=(), dtype="string")
     >>> lengths = keras.layers.Lambda(lambda s: tf.strings.length(s), output_shape=())(strings)
