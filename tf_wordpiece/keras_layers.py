@@ -2,7 +2,9 @@
 
 Not imported by `import tf_wordpiece` (Keras is TensorFlow's, but only these
 layers need it): `from tf_wordpiece.keras_layers import WordPieceTokenizer, BertInputsPacker`.
-Keras 3 with the TensorFlow backend.
+Keras 3 on any backend: they compute in TensorFlow (inside `tf.data` on JAX or
+PyTorch, as keras-hub's preprocessing layers do) and, called eagerly on another
+backend, return its arrays (ragged ids as Python lists): `tf_wordpiece.keras_backends`.
 
 - They run in `model.fit` on string inputs, inside `tf.data`, and in
   `model.export(...)`, whose SavedModel loads with `tf.saved_model.load` where
@@ -30,6 +32,7 @@ from tf_wordpiece.bert.keras_hub_compat import KerasHubWordPiece
 from tf_wordpiece.bert.packing import FixedLengthTemplate
 from tf_wordpiece.bert.post_processors import Segment
 from tf_wordpiece.bert_tokenizer.tokenizer import BertTokenizer
+from tf_wordpiece.keras_backends import backend_outputs, takes_tensorflow_inputs, to_tensorflow
 from tf_wordpiece.vocab import read_vocab_file
 
 TEMPLATES = ("tf_text", "hf")
@@ -131,6 +134,7 @@ class WordPieceTokenizer(keras.layers.Layer):
             )
         kwargs.pop("trainable", None)  # saved by get_config; the layer has no weights
         super().__init__(dtype=dtype, trainable=False, **kwargs)
+        takes_tensorflow_inputs(self)  # strings and lists reach `call` as they are, on every backend
         self.vocabulary = _vocabulary_list(vocabulary)
         self.sequence_length = sequence_length
         self.lowercase = bool(lowercase)
@@ -165,7 +169,9 @@ class WordPieceTokenizer(keras.layers.Layer):
             options["strip_accents"] = strip_accents
         self._tokenizer = BertTokenizer(self.vocabulary, **options)
 
+    @backend_outputs
     def call(self, inputs):
+        inputs = to_tensorflow(inputs)
         one_row = not isinstance(inputs, tf.RaggedTensor) and inputs.shape.rank == (0 if self.split else 1)
         strings = inputs[None] if one_row else inputs
         ids = tf.cast(self._tokenizer.tokenize(strings).merge_dims(-2, -1), self.dtype)  # [..., words, pieces]
@@ -297,6 +303,7 @@ class BertInputsPacker(keras.layers.Layer):
         kwargs.pop("trainable", None)
         kwargs.pop("dtype", None)  # the outputs are int32 and bool
         super().__init__(trainable=False, dtype="int32", **kwargs)
+        takes_tensorflow_inputs(self)  # ragged lists and tf tensors reach `call` as they are, on every backend
         self.sequence_length, self.template = sequence_length, template
         self.cls_id, self.sep_id, self.pad_id = int(cls_id), int(sep_id), int(pad_id)
         trimming = "round_robin" if template == "tf_text" else "longest_first"
@@ -304,10 +311,12 @@ class BertInputsPacker(keras.layers.Layer):
             cls_id=self.cls_id, sep_id=self.sep_id, pad_id=self.pad_id, trimming=trimming
         )
 
+    @backend_outputs
     def call(self, inputs):
-        segments = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        segments = list(inputs) if _segments(inputs) else [inputs]
         if not 1 <= len(segments) <= 2:
             raise ValueError(f"inputs: expected one or two segments, got {len(segments)}")
+        segments = [tf.ragged.constant(s, tf.int64) if isinstance(s, list) else to_tensorflow(s) for s in segments]
         segments = [
             s if isinstance(s, tf.RaggedTensor) else tf.RaggedTensor.from_tensor(s, padding=self.pad_id)
             for s in segments
@@ -339,3 +348,17 @@ class BertInputsPacker(keras.layers.Layer):
             template=self.template,
         )
         return config
+
+
+def _segments(inputs) -> bool:
+    """Whether `inputs` is a list or tuple of segments, not one segment given as a list of rows of ids.
+
+    A tuple is segments; so is a list of tensors or arrays, or of ragged lists
+    (rows of rows). A list of rows of ids (`[[7, 8], [9]]`, a tokenizer's
+    output on JAX) is one segment.
+    """
+    if isinstance(inputs, tuple):
+        return True
+    if not isinstance(inputs, list):
+        return False
+    return not all(isinstance(row, list) and not any(isinstance(i, list) for i in row) for row in inputs)

@@ -23,6 +23,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from tf_wordpiece.keras_backends import TextPipeline, backend_outputs, is_raw, tensorflow_backend, to_tensorflow
 from tf_wordpiece.keras_layers import BertInputsPacker, WordPieceTokenizer
 
 # keras-hub's `truncate` names -> BertInputsPacker's templates (tensorflow_text's RoundRobinTrimmer, which
@@ -42,7 +43,9 @@ class BertTextClassifierPreprocessor(keras.layers.Layer):
     [sequence_length]. `[CLS] a [SEP] (b [SEP])`, cut to fit as `truncate`
     says, padded with `[PAD]`. Called as `preprocessor(x, y, sample_weight)`
     (a `tf.data` map over labelled data) it returns `(inputs, y, sample_weight)`,
-    as keras-hub's does.
+    as keras-hub's does. On any Keras backend it computes in TensorFlow: inside
+    `tf.data` it returns tf tensors, and called eagerly on JAX or PyTorch that
+    backend's arrays (`tf_wordpiece.keras_backends`).
 
     Args:
       vocabulary: a vocab.txt path (read now; the layer keeps the tokens) or a
@@ -114,6 +117,7 @@ class BertTextClassifierPreprocessor(keras.layers.Layer):
     def build(self, input_shape=None):
         self.built = True  # no weights; the tokenizer's tables are built with it
 
+    @backend_outputs
     def call(self, x, y=None, sample_weight=None):
         # A tuple holds segments (keras-hub's rule); anything else, a list of str included, is one.
         named = [(s, f"x[{i}]") for i, s in enumerate(x)] if isinstance(x, tuple) else [(x, "x")]
@@ -125,6 +129,7 @@ class BertTextClassifierPreprocessor(keras.layers.Layer):
         inputs = self.packer([self.tokenizer(s[None] if one else s) for s in segments])
         if one:
             inputs = {name: value[0] for name, value in inputs.items()}
+        y, sample_weight = to_tensorflow(y), to_tensorflow(sample_weight)  # lists too, as keras-hub's converts them
         return keras.utils.pack_x_y_sample_weight(inputs, y, sample_weight)
 
     def pack_bytes(self, data, row_lengths) -> dict[str, tf.Tensor]:
@@ -200,6 +205,10 @@ class TextModel(keras.Model):
     keras-hub's tasks: `model.predict(["some text"])`. Built like any functional
     model, `TextModel(inputs, outputs)`; `.keras` files and `model.export`
     work as for `keras.Model`. Arrays, tensors and `tf.data` pass through.
+    On another Keras backend (JAX, PyTorch; `.keras` files work, `export` is
+    TensorFlow's) `fit`, `evaluate` and `predict` map the model's preprocessing
+    layers over a `tf.data.Dataset` in TensorFlow and run the rest on the
+    backend (`keras_backends.TextPipeline`); lists of labels are arrays too.
 
     >>> strings = keras.Input(shape=(), dtype="string")
     >>> lengths = keras.layers.Lambda(lambda s: tf.strings.length(s), output_shape=())(strings)
@@ -208,13 +217,54 @@ class TextModel(keras.Model):
     """
 
     def fit(self, x=None, y=None, *args, **kwargs):
-        return super().fit(_batch_of_strings(x), y, *args, **kwargs)
+        if not tensorflow_backend():
+            x, y, kwargs = _dataset_arguments(self, x, y, kwargs, shuffle=kwargs.pop("shuffle", True))
+            kwargs["shuffle"] = False  # done in the dataset (Keras would warn that it cannot shuffle one)
+            if isinstance(kwargs.get("validation_data"), (tuple, list)):
+                kwargs["validation_data"] = TextPipeline.of(self).dataset(*kwargs["validation_data"])
+        return super().fit(_batch_of_strings(x), _labels(y), *args, **kwargs)
 
     def evaluate(self, x=None, y=None, *args, **kwargs):
-        return super().evaluate(_batch_of_strings(x), y, *args, **kwargs)
+        if not tensorflow_backend():
+            x, y, kwargs = _dataset_arguments(self, x, y, kwargs, shuffle=False)
+        return super().evaluate(_batch_of_strings(x), _labels(y), *args, **kwargs)
 
     def predict(self, x, *args, **kwargs):
+        if not tensorflow_backend():
+            x, _, kwargs = _dataset_arguments(self, x, None, kwargs, shuffle=False)
         return super().predict(_batch_of_strings(x), *args, **kwargs)
+
+    @property
+    def input_spec(self):
+        # Another backend: the trainer calls the model on the head's inputs (preprocessed in tf.data), not strings.
+        return super().input_spec if tensorflow_backend() else None
+
+    @input_spec.setter
+    def input_spec(self, value):
+        super(TextModel, type(self)).input_spec.fset(self, value)
+
+    def call(self, inputs, training=None, mask=None, **kwargs):
+        if tensorflow_backend():
+            return super().call(inputs, training=training, mask=mask, **kwargs)
+        # Another backend: strings go through the preprocessing layers in TensorFlow, the rest runs on the
+        # backend (`fit`, `evaluate` and `predict` map the preprocessing over a tf.data.Dataset first).
+        pipeline = TextPipeline.of(self)
+        if is_raw(inputs):
+            inputs = pipeline.preprocess_eagerly(_batch_of_strings(inputs))
+        return pipeline.head(inputs, training=training)
+
+
+def _dataset_arguments(model: TextModel, x, y, kwargs: dict, *, shuffle: bool):
+    """`x`, `y`, `kwargs` for Keras on a non-TensorFlow backend: x a tf.data.Dataset of the head's inputs."""
+    kwargs = dict(kwargs)
+    data = TextPipeline.of(model).dataset(
+        _batch_of_strings(x),
+        y,
+        kwargs.pop("sample_weight", None),
+        batch_size=None if isinstance(x, tf.data.Dataset) else kwargs.pop("batch_size", None),
+        shuffle=shuffle,
+    )
+    return data, None, kwargs
 
 
 def _batch_of_strings(x):
@@ -222,6 +272,11 @@ def _batch_of_strings(x):
     if isinstance(x, (list, tuple)) and x and all(isinstance(item, (str, bytes)) for item in x):
         return np.array(x, dtype=object)
     return x
+
+
+def _labels(y):
+    """A list or tuple of labels as an array (Keras reads a list as one input per element); anything else as it is."""
+    return np.asarray(y) if isinstance(y, (list, tuple)) else y
 
 
 def _string_tensor(value, name: str) -> tf.Tensor:
