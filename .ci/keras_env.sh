@@ -17,7 +17,7 @@ py="$venv/bin/python"
 "$py" -m pip install --quiet --upgrade pip
 # The package (its own requirements: tensorflow, numpy, tqdm) with Keras, JAX on CPU and the test tools.
 "$py" -m pip install --quiet -e . "tensorflow==2.21.*" "keras==3.15.*" "jax[cpu]==0.10.*" \
-    "pytest==9.2.0" "hypothesis==6.170.17"
+    "pytest==9.2.0" "pytest-xdist==3.8.0" "hypothesis==6.170.17"
 # keras-hub without its dependencies, then every requirement its metadata lists except tensorflow-text
 # (and the optional extras).
 "$py" -m pip install --quiet --no-deps "$KERAS_HUB"
