@@ -1,7 +1,7 @@
 """Per-call cost where users run a tokenizer: batch 1 to 4096, and the Transformer tutorial's tf.data pipeline.
 
     python bench/latency.py [--repeats 5] [--batches 1,16,64,256,1000,4096] [--part calls|pipeline]
-                            [--cores string,xla] [--baseline SAVEDMODEL ...]
+                            [--cores string,xla] [--baseline SAVEDMODEL ...] [--ways both|batch]
 
 `calls`: one `tf.function` call per batch of held-out multilingual lines
 (bert-base-uncased, lower_case), `tokenize(...).merge_dims(-2, -1)`: tf_wordpiece
@@ -22,7 +22,7 @@ against the tutorial's own converter built on `tensorflow_text.BertTokenizer`
 with the same vocab files. Seconds for one pass over the sample, wall and CPU,
 in two parts: `iter()` (building the iterator instantiates the map function,
 once per epoch) and the batches. Then the reloaded `en.tokenize` per batch of
-64 from a Python loop and inside `tf.data`, once its iterator is built.
+64 (and of 1) from a Python loop and inside `tf.data`, once its iterator is built.
 `--baseline` adds converters already exported (e.g. by `tf-wordpiece export` at
 an older commit), loaded in the same process and timed interleaved with the rest.
 """
@@ -164,7 +164,7 @@ class TutorialConverterTokenizer(tf.Module):
         return tf.concat([starts, ids, ends], axis=1)
 
 
-def pipelines(pt_en, pairs: list[tuple[str, str]]) -> dict:
+def pipelines(pt_en, pairs: list[tuple[str, str]], *, ways: str = "both") -> dict:
     """The tutorial's two ways to feed a Transformer: batch then tokenize, or tokenize each example then batch."""
 
     def prepare_batch(pt, en):
@@ -176,9 +176,11 @@ def pipelines(pt_en, pairs: list[tuple[str, str]]) -> dict:
     source = tf.data.Dataset.from_tensor_slices(([pt for pt, _ in pairs], [en for _, en in pairs])).cache()
     for _ in source:
         pass
-    return {
-        "batch(64).map(prepare_batch, AUTOTUNE)": source.batch(64).map(prepare_batch, tf.data.AUTOTUNE),
-        "map(prepare_one, AUTOTUNE).padded_batch(64)": source.map(prepare_one, tf.data.AUTOTUNE).padded_batch(64),
+    batched = {"batch(64).map(prepare_batch, AUTOTUNE)": source.batch(64).map(prepare_batch, tf.data.AUTOTUNE)}
+    if ways == "batch":
+        return batched
+    return batched | {
+        "map(prepare_one, AUTOTUNE).padded_batch(64)": source.map(prepare_one, tf.data.AUTOTUNE).padded_batch(64)
     }
 
 
@@ -194,7 +196,7 @@ def timed_pass(dataset) -> tuple[tuple[float, float], tuple[float, float]]:
     return start, batches
 
 
-def print_pipeline(repeats: int, cores: list[str], baselines: Sequence[str] = ()) -> None:
+def print_pipeline(repeats: int, cores: list[str], baselines: Sequence[str] = (), *, ways: str = "both") -> None:
     pairs = converter.embedded_pairs()
     with tempfile.TemporaryDirectory() as folder:
         paths = {}
@@ -214,9 +216,9 @@ def print_pipeline(repeats: int, cores: list[str], baselines: Sequence[str] = ()
         for path in baselines:  # a converter exported elsewhere: its own vocabulary, so no ids check here
             loaded[f"saved {pathlib.Path(path).name}"] = tf.saved_model.load(path)
         ours = list(loaded)
-        runs = {name: pipelines(loaded[name], pairs) for name in ours}
-        runs["tensorflow_text"] = pipelines(peer, pairs)
-        passes = {(who, how): [] for who, ways in runs.items() for how in ways}
+        runs = {name: pipelines(loaded[name], pairs, ways=ways) for name in ours}
+        runs["tensorflow_text"] = pipelines(peer, pairs, ways=ways)
+        passes = {(who, how): [] for who, by_way in runs.items() for how in by_way}
         for _ in tqdm(range(repeats), desc="pipeline passes", leave=False):
             for who, how in passes:
                 passes[(who, how)].append(timed_pass(runs[who][how]))
@@ -254,13 +256,16 @@ def print_pipeline(repeats: int, cores: list[str], baselines: Sequence[str] = ()
 
 
 def loop_and_map(module, pairs, repeats: int) -> dict[str, tuple[float, float]]:
-    """The same function per batch from a Python loop and inside `tf.data` (an iterator built beforehand)."""
+    """The same function per batch from a Python loop (batches of 64, and of 1: the per-call cost) and inside
+    `tf.data` (an iterator built beforehand)."""
     english = [en for _, en in pairs]
     batches = [tf.constant(english[i : i + 64]) for i in range(0, len(english), 64)]
+    singles = [tf.constant(english[i : i + 1]) for i in range(0, len(english), 64)]
     dataset = tf.data.Dataset.from_tensor_slices(english).batch(64).map(module.en.tokenize)
-    samples = {"Python loop": [], "tf.data map": []}
+    samples = {"Python loop": [], "Python loop, batch 1": [], "tf.data map": []}
     for _ in range(repeats):
         samples["Python loop"].append(clocked(lambda: [module.en.tokenize(x) for x in batches]))
+        samples["Python loop, batch 1"].append(clocked(lambda: [module.en.tokenize(x) for x in singles]))
         samples["tf.data map"].append(timed_pass(dataset)[1])
     return {
         where: tuple(statistics.median(s[i] for s in runs) * 1e3 / len(batches) for i in (0, 1))
@@ -281,6 +286,13 @@ def main() -> None:
         metavar="SAVEDMODEL",
         help="pipeline: also time this exported converter (e.g. from an older commit), interleaved",
     )
+    parser.add_argument(
+        "--ways",
+        choices=["both", "batch"],
+        default="both",
+        help="pipeline: both of the tutorial's ways, or only batch(64).map(prepare_batch) (the per-example map "
+        "takes minutes a pass)",
+    )
     args = parser.parse_args()
     lines = (ROOT / "tests" / "data" / "multilingual_dev.txt").read_text(encoding="utf-8").splitlines()
     print(
@@ -290,7 +302,7 @@ def main() -> None:
     if args.part in ("calls", "all"):
         print_calls(lines, [int(b) for b in args.batches.split(",")], args.repeats, args.cores.split(","))
     if args.part in ("pipeline", "all"):
-        print_pipeline(args.repeats, args.cores.split(","), args.baseline)
+        print_pipeline(args.repeats, args.cores.split(","), args.baseline, ways=args.ways)
 
 
 if __name__ == "__main__":
