@@ -1,7 +1,7 @@
 """Per-call cost where users run a tokenizer: batch 1 to 4096, and the Transformer tutorial's tf.data pipeline.
 
     python bench/latency.py [--repeats 5] [--batches 1,16,64,256,1000,4096] [--part calls|pipeline]
-                            [--cores string,xla]
+                            [--cores string,xla] [--baseline SAVEDMODEL ...] [--ways both|batch]
 
 `calls`: one `tf.function` call per batch of held-out multilingual lines
 (bert-base-uncased, lower_case), `tokenize(...).merge_dims(-2, -1)`: tf_wordpiece
@@ -22,7 +22,9 @@ against the tutorial's own converter built on `tensorflow_text.BertTokenizer`
 with the same vocab files. Seconds for one pass over the sample, wall and CPU,
 in two parts: `iter()` (building the iterator instantiates the map function,
 once per epoch) and the batches. Then the reloaded `en.tokenize` per batch of
-64 from a Python loop and inside `tf.data`, once its iterator is built.
+64 (and of 1) from a Python loop and inside `tf.data`, once its iterator is built.
+`--baseline` adds converters already exported (e.g. by `tf-wordpiece export` at
+an older commit), loaded in the same process and timed interleaved with the rest.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import statistics
 import sys
 import tempfile
 import time
+from typing import Sequence
 
 sys.path[:] = [p for p in sys.path if not p.endswith("bench")]  # bench/tokenize.py shadows the stdlib's
 
@@ -161,7 +164,7 @@ class TutorialConverterTokenizer(tf.Module):
         return tf.concat([starts, ids, ends], axis=1)
 
 
-def pipelines(pt_en, pairs: list[tuple[str, str]]) -> dict:
+def pipelines(pt_en, pairs: list[tuple[str, str]], *, ways: str = "both") -> dict:
     """The tutorial's two ways to feed a Transformer: batch then tokenize, or tokenize each example then batch."""
 
     def prepare_batch(pt, en):
@@ -173,9 +176,11 @@ def pipelines(pt_en, pairs: list[tuple[str, str]]) -> dict:
     source = tf.data.Dataset.from_tensor_slices(([pt for pt, _ in pairs], [en for _, en in pairs])).cache()
     for _ in source:
         pass
-    return {
-        "batch(64).map(prepare_batch, AUTOTUNE)": source.batch(64).map(prepare_batch, tf.data.AUTOTUNE),
-        "map(prepare_one, AUTOTUNE).padded_batch(64)": source.map(prepare_one, tf.data.AUTOTUNE).padded_batch(64),
+    batched = {"batch(64).map(prepare_batch, AUTOTUNE)": source.batch(64).map(prepare_batch, tf.data.AUTOTUNE)}
+    if ways == "batch":
+        return batched
+    return batched | {
+        "map(prepare_one, AUTOTUNE).padded_batch(64)": source.map(prepare_one, tf.data.AUTOTUNE).padded_batch(64)
     }
 
 
@@ -191,7 +196,7 @@ def timed_pass(dataset) -> tuple[tuple[float, float], tuple[float, float]]:
     return start, batches
 
 
-def print_pipeline(repeats: int, cores: list[str]) -> None:
+def print_pipeline(repeats: int, cores: list[str], baselines: Sequence[str] = (), *, ways: str = "both") -> None:
     pairs = converter.embedded_pairs()
     with tempfile.TemporaryDirectory() as folder:
         paths = {}
@@ -205,16 +210,19 @@ def print_pipeline(repeats: int, cores: list[str]) -> None:
         for core in cores:
             module = converter.Converter(paths["pt"], paths["en"], lower_case=True, core=core)
             converter.save_atomically(module, f"{folder}/ours_{core}")
-            loaded[core] = tf.saved_model.load(f"{folder}/ours_{core}")
-            if loaded[core].en.tokenize(sample).to_list() != peer.en.tokenize(sample).to_list():
+            loaded[f"core={core}"] = tf.saved_model.load(f"{folder}/ours_{core}")
+            if loaded[f"core={core}"].en.tokenize(sample).to_list() != peer.en.tokenize(sample).to_list():
                 raise SystemExit(f"pipeline: the exported converter's ids (core={core}) differ from the tutorial's")
-        runs = {f"core={core}": pipelines(loaded[core], pairs) for core in cores}
-        runs["tensorflow_text"] = pipelines(peer, pairs)
-        passes = {(who, how): [] for who, ways in runs.items() for how in ways}
+        for path in baselines:  # a converter exported elsewhere: its own vocabulary, so no ids check here
+            loaded[f"saved {pathlib.Path(path).name}"] = tf.saved_model.load(path)
+        ours = list(loaded)
+        runs = {name: pipelines(loaded[name], pairs, ways=ways) for name in ours}
+        runs["tensorflow_text"] = pipelines(peer, pairs, ways=ways)
+        passes = {(who, how): [] for who, by_way in runs.items() for how in by_way}
         for _ in tqdm(range(repeats), desc="pipeline passes", leave=False):
             for who, how in passes:
                 passes[(who, how)].append(timed_pass(runs[who][how]))
-        loop_vs_map = {core: loop_and_map(loaded[core], pairs, repeats) for core in cores}
+        loop_vs_map = {name: loop_and_map(loaded[name], pairs, repeats) for name in ours}
 
     def median(who, how, part, clock):
         return statistics.median(p[part][clock] for p in passes[(who, how)])
@@ -231,30 +239,33 @@ def print_pipeline(repeats: int, cores: list[str]) -> None:
         + " | ".join(f"{who} | wall ratio | CPU ratio" for who in runs if who != "tensorflow_text")
         + " |"
     )
-    print("|---|---|---|" + "---|---|---|" * len(cores))
+    print("|---|---|---|" + "---|---|---|" * len(ours))
     for how in runs["tensorflow_text"]:
         for part, label in ((1, "batches"), (0, "`iter()`")):
             p = (median("tensorflow_text", how, part, 0), median("tensorflow_text", how, part, 1))
             cells = []
-            for core in cores:
-                o = (median(f"core={core}", how, part, 0), median(f"core={core}", how, part, 1))
+            for name in ours:
+                o = (median(name, how, part, 0), median(name, how, part, 1))
                 cells.append(f"{o[0]:.2f} / {o[1]:.2f} | {p[0] / o[0]:.2f}x | {p[1] / o[1]:.2f}x")
             print(f"| `{how}` | {label} | {p[0]:.2f} / {p[1]:.2f} | " + " | ".join(cells) + " |")
-    for core, figures in loop_vs_map.items():
+    for name, figures in loop_vs_map.items():
         print(
-            f"\nThe reloaded `en.tokenize` (core={core}) on batches of 64, ms per batch (wall / CPU): "
+            f"\nThe reloaded `en.tokenize` ({name}) on batches of 64, ms per batch (wall / CPU): "
             + "; ".join(f"{where} {w:.2f} / {c:.2f}" for where, (w, c) in figures.items())
         )
 
 
 def loop_and_map(module, pairs, repeats: int) -> dict[str, tuple[float, float]]:
-    """The same function per batch from a Python loop and inside `tf.data` (an iterator built beforehand)."""
+    """The same function per batch from a Python loop (batches of 64, and of 1: the per-call cost) and inside
+    `tf.data` (an iterator built beforehand)."""
     english = [en for _, en in pairs]
     batches = [tf.constant(english[i : i + 64]) for i in range(0, len(english), 64)]
+    singles = [tf.constant(english[i : i + 1]) for i in range(0, len(english), 64)]
     dataset = tf.data.Dataset.from_tensor_slices(english).batch(64).map(module.en.tokenize)
-    samples = {"Python loop": [], "tf.data map": []}
+    samples = {"Python loop": [], "Python loop, batch 1": [], "tf.data map": []}
     for _ in range(repeats):
         samples["Python loop"].append(clocked(lambda: [module.en.tokenize(x) for x in batches]))
+        samples["Python loop, batch 1"].append(clocked(lambda: [module.en.tokenize(x) for x in singles]))
         samples["tf.data map"].append(timed_pass(dataset)[1])
     return {
         where: tuple(statistics.median(s[i] for s in runs) * 1e3 / len(batches) for i in (0, 1))
@@ -268,6 +279,20 @@ def main() -> None:
     parser.add_argument("--batches", default="1,16,64,256,1000,4096")
     parser.add_argument("--part", choices=["calls", "pipeline", "all"], default="all")
     parser.add_argument("--cores", default="string,xla", help="BertTokenizer cores to time (string, numeric, xla)")
+    parser.add_argument(
+        "--baseline",
+        action="append",
+        default=[],
+        metavar="SAVEDMODEL",
+        help="pipeline: also time this exported converter (e.g. from an older commit), interleaved",
+    )
+    parser.add_argument(
+        "--ways",
+        choices=["both", "batch"],
+        default="both",
+        help="pipeline: both of the tutorial's ways, or only batch(64).map(prepare_batch) (the per-example map "
+        "takes minutes a pass)",
+    )
     args = parser.parse_args()
     lines = (ROOT / "tests" / "data" / "multilingual_dev.txt").read_text(encoding="utf-8").splitlines()
     print(
@@ -277,7 +302,7 @@ def main() -> None:
     if args.part in ("calls", "all"):
         print_calls(lines, [int(b) for b in args.batches.split(",")], args.repeats, args.cores.split(","))
     if args.part in ("pipeline", "all"):
-        print_pipeline(args.repeats, args.cores.split(","))
+        print_pipeline(args.repeats, args.cores.split(","), args.baseline, ways=args.ways)
 
 
 if __name__ == "__main__":

@@ -126,7 +126,7 @@ def test_export_fills_an_empty_folder_without_overwrite(user_folder, capsys):
 
 @pytest.mark.slow  # a full export with the numeric core, a TFLite conversion and two TF.js models: about a minute
 def test_export_fills_an_empty_folder_and_writes_tflite_and_tfjs(user_folder, capsys):
-    from tf_wordpiece.export.layout import ExportLayout
+    from tf_wordpiece.export.layout import COMMAND_LINE_NAMES, ExportLayout
 
     (user_folder / "models").mkdir()  # an empty folder the user made for the model: filled without --overwrite
     argv = ["export", "--input", "pairs.tsv", "--out", "models", "--vocab-size", "60", "--no-zip"]
@@ -159,9 +159,11 @@ def test_export_fills_an_empty_folder_and_writes_tflite_and_tfjs(user_folder, ca
         assert {k: v.tolist() for k, v in got.items()} == {k: v.numpy().tolist() for k, v in want.items()}
 
     # What it wrote is what --overwrite may replace; without it, each is refused.
-    for option in ({"tflite": "tok.tflite"}, {"tfjs": "js"}):
-        with pytest.raises(FileExistsError, match="pass --overwrite"):
+    for option in ({"tflite": "tok.tflite"}, {"tfjs": "js"}):  # the library's names, the command line's options
+        with pytest.raises(FileExistsError, match=rf"^{next(iter(option))}: .* pass overwrite=True"):
             ExportLayout.checked("other", make_zip=False, **option)
+        with pytest.raises(FileExistsError, match=rf"^--{next(iter(option))}: .* pass --overwrite"):
+            ExportLayout.checked("other", make_zip=False, names=COMMAND_LINE_NAMES, **option)
     layout = ExportLayout.checked("models", make_zip=False, tflite="tok.tflite", tfjs="js", overwrite=True)
     here = user_folder.resolve()
     assert layout.replaces == {here / "models", here / "tok.tflite", here / "js"}

@@ -22,6 +22,7 @@ from tf_wordpiece.console import (
     in_option_names,
     run_command,
 )
+from tf_wordpiece.cores import CORES, capabilities, cores_that
 from tf_wordpiece.learning.params import (
     add_learn_options,
     bert_tokenizer_params,
@@ -168,7 +169,7 @@ def _add_export_command(commands) -> None:
     )
     exp.add_argument(
         "--core",
-        choices=["string", "numeric", "xla"],
+        choices=list(CORES),
         help="how the saved tokenizers run: string ops, the numeric core, or the numeric core compiled "
         "by XLA (the fastest once compiled, once per batch-size bucket; see docs/design.md) "
         "(default: string; numeric with --tflite or --tfjs, which need it)",
@@ -272,7 +273,7 @@ def _print_learn_summary(args, vocab, counts, stats, source: str, *, seconds: tu
 
 
 def _export(args, kept: list[str]) -> int:
-    from tf_wordpiece.export.layout import ExportLayout
+    from tf_wordpiece.export.layout import COMMAND_LINE_NAMES, ExportLayout
 
     try:
         # TensorFlow writes --out, --tflite and --tfjs: they need UTF-8.
@@ -288,6 +289,7 @@ def _export(args, kept: list[str]) -> int:
             tfjs=args.tfjs,
             overwrite=args.overwrite,
             written=kept,  # what an interrupted run kept, for run_command's last line
+            names=COMMAND_LINE_NAMES,
         )
     except (ValueError, FileExistsError) as e:
         return _fail(args, e)
@@ -305,7 +307,11 @@ def _export(args, kept: list[str]) -> int:
                 pairs = converter.embedded_pairs()
         summary = converter.export_to(layout, pairs, vocab_size=args.vocab_size, core=core)
     except (ValueError, FileExistsError) as e:
-        return _fail(args, e, option="--input" if args.input else "--tfds" if args.tfds else None)
+        # The library names its parameters (paths, name, pairs): these are --input or --tfds here.
+        source = "--input" if args.input else "--tfds" if args.tfds else None
+        return _fail(
+            args, e, option=source, aliases={"paths": "--input", "name": "--tfds", "pairs": source or "--input"}
+        )
     print(
         f"exported {args.out}: {summary['pairs']} pairs, vocab pt {summary['pt_vocab_size']} / en "
         f"{summary['en_vocab_size']}, learned in {summary['learn_seconds']:.1f} s, built in "
@@ -325,13 +331,14 @@ def _export(args, kept: list[str]) -> int:
 def _export_core(args) -> str:
     """--core, or its default: the numeric core where --tflite or --tfjs asks for bytes signatures, else string."""
     conversions = [option for option, given in (("--tflite", args.tflite), ("--tfjs", args.tfjs)) if given]
+    portable = cores_that(runs_without_string_ops=True)[0]
     if args.core is None:
-        return "numeric" if conversions else "string"
-    if conversions and args.core != "numeric":
+        return portable if conversions else "string"
+    if conversions and not capabilities(args.core).runs_without_string_ops:
         raise ValueError(
-            f"--core: {' and '.join(conversions)} {'need' if len(conversions) > 1 else 'needs'} the numeric core's "
+            f"--core: {' and '.join(conversions)} {'need' if len(conversions) > 1 else 'needs'} the {portable} core's "
             f"bytes signatures (TFLite's builtin ops and TF.js run no string op and no XLA); drop --core "
-            f"{args.core} or pass --core numeric"
+            f"{args.core} or pass --core {portable}"
         )
     return args.core
 

@@ -32,12 +32,13 @@ from tf_wordpiece.bert.keras_hub_compat import KerasHubWordPiece
 from tf_wordpiece.bert.packing import FixedLengthTemplate
 from tf_wordpiece.bert.post_processors import Segment
 from tf_wordpiece.bert_tokenizer.tokenizer import BertTokenizer
+from tf_wordpiece.cores import capabilities, cores_that
 from tf_wordpiece.keras_backends import backend_outputs, takes_tensorflow_inputs, to_tensorflow
 from tf_wordpiece.vocab import read_vocab_file
 
 TEMPLATES = ("tf_text", "hf")
 COMPATS = ("tf_text", "hf", "keras_hub")
-CORES = ("string", "numeric")
+CORES = tuple(cores_that(compiles=False))  # a layer's graph runs inside Keras' own: no XLA-compiled core
 
 
 def _vocabulary_list(vocabulary) -> list[str]:
@@ -192,7 +193,7 @@ class WordPieceTokenizer(keras.layers.Layer):
         >>> out["token_ids"].numpy().tolist(), out["row_lengths"].numpy().tolist()
         ([1, 2, 0], [2, 1])
         """
-        if self.core == "string":
+        if not capabilities(self.core).takes_bytes:
             raise ValueError(
                 f"core={self.core!r}: tokenize_bytes needs the numeric core; build the layer with core='numeric'"
             )

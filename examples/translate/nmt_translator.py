@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import os
 import pathlib
-import tempfile
 
 import tensorflow as tf
 
-from tf_wordpiece.files import check_model_folder, interrupts_deferred
+from tf_wordpiece.export.saving import save_atomically
 
 MAX_TOKENS = 128  # the tutorial's: source ids beyond this are cut, and at most this many tokens are generated
 
@@ -78,25 +77,12 @@ class ExportTranslator(tf.Module):
 def save_translator(module: tf.Module, out_dir: str | os.PathLike, *, overwrite: bool = False) -> pathlib.Path:
     """Saves `module` (an ExportTranslator) as a SavedModel at `out_dir`, atomically. Returns the folder.
 
-    Written into a hidden sibling folder, then renamed into place. `tf_wordpiece.files.check_model_folder`
-    runs first: an existing SavedModel is replaced only with `overwrite`, and a folder holding anything
-    else (or the current folder) never is. Ctrl-C is held back while the old model is swapped out.
+    `tf_wordpiece.export.saving.save_atomically`, the package's one SavedModel writer: written into a hidden
+    sibling folder, then renamed into place. `tf_wordpiece.files.check_model_folder` runs first: an existing
+    SavedModel is replaced only with `overwrite`, and a folder holding anything else (or the current folder)
+    never is. Ctrl-C is held back while the old model is swapped out.
     """
-    out = check_model_folder(out_dir, overwrite=overwrite, what="out_dir")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=f".{out.name}.", dir=out.parent) as staging:
-        new, old = pathlib.Path(staging, "model"), pathlib.Path(staging, "old")
-        tf.saved_model.save(module, str(new))
-        with interrupts_deferred():
-            if out.exists():
-                out.rename(old)  # removed with the staging folder
-            try:
-                new.rename(out)
-            except BaseException:
-                if old.exists():
-                    old.rename(out)
-                raise
-    return out
+    return save_atomically(module, out_dir, overwrite=overwrite)
 
 
 def load_translator(path: str | os.PathLike):

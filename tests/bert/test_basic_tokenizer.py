@@ -115,7 +115,9 @@ def word_rows(words) -> list[tuple]:
     text = [t.decode("utf-8", "surrogateescape") for t in words.text.numpy().tolist()]
     begin = [chars[0] for chars in words.begin.to_list()]
     end = [chars[-1] for chars in words.end.to_list()]
-    return list(zip(text, words.row.numpy().tolist(), begin, end, words.added_id.numpy().tolist()))
+    # added_id None: no added tokens, so every word's is -1
+    added = [-1] * len(text) if words.added_id is None else words.added_id.numpy().tolist()
+    return list(zip(text, words.row.numpy().tolist(), begin, end, added))
 
 
 @pytest.mark.parametrize("name, what, strings, expected", WORD_ROWS, ids=[f"{r[0]}:{r[1]}" for r in WORD_ROWS])

@@ -13,6 +13,7 @@ import tensorflow as tf
 import tf_wordpiece as twp
 from tf_wordpiece.bert.added_tokens import AddedToken
 from tf_wordpiece.bert_tokenizer.engines import NumericEngine, StringEngine, build_engine
+from tf_wordpiece.cores import capabilities, cores_that
 
 TINY = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hello", "world", "!", "##s", "[unused1]", "e", "##e"]
 TEXTS = ["Hello worlds!", "", "\xc9\xc9  [MASK] hello", "hello hello world"]
@@ -60,6 +61,10 @@ def test_string_engine_composes_the_stages(options):
             dict(special_tokens="tokens with normalized/lstrip/rstrip/single_word"),
         ),
         (
+            dict(compat="hf", special_tokens=[AddedToken("ab", id=5), AddedToken("ba", id=6)]),
+            dict(special_tokens="tokens that overlap ('ab' ends with the start of 'ba')"),
+        ),
+        (
             dict(keep_whitespace=True, offsets="normalized"),
             dict(keep_whitespace=True, offsets="normalized"),
         ),
@@ -90,3 +95,16 @@ def test_core_and_bytes_are_checked():
         )
     with pytest.raises(ValueError, match="core='string': tokenize_bytes needs the numeric core"):
         tok.tokenize_bytes(tf.constant([104], tf.uint8), tf.constant([1]))
+
+
+@pytest.mark.parametrize("core", ["string", "numeric", "xla"])
+def test_each_engine_carries_its_cores_capabilities(core):
+    """Callers ask `engine.capabilities` (tf_wordpiece.cores), not the core's name."""
+    engine = twp.BertTokenizer(TINY, core=core).engine
+    assert engine.capabilities == capabilities(core) and engine.core == core
+    assert engine.takes_bytes == engine.capabilities.takes_bytes == (core != "string")
+    assert engine.capabilities.runs_without_string_ops == (core == "numeric")
+    assert cores_that(runs_without_string_ops=True) == ["numeric"] and cores_that(compiles=False) == [
+        "string",
+        "numeric",
+    ]

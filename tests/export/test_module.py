@@ -238,7 +238,7 @@ def test_export_command_is_atomic_and_refuses_to_overwrite(tmp_path, capsys):
     assert "detokenized: hello tensorflow !" in printed
     before = sorted(p.name for p in out.iterdir())
     assert main(["export", "--input", str(corpus), "--out", str(out), "--vocab-size", "400"]) == 2
-    assert "already holds a SavedModel; pass --overwrite" in capsys.readouterr().err
+    assert "--out: " in (err := capsys.readouterr().err) and "already holds a SavedModel; pass --overwrite" in err
     assert sorted(p.name for p in out.iterdir()) == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging left behind
     bad = tmp_path / "bad.tsv"
@@ -298,3 +298,32 @@ def test_a_token_list_needs_a_new_vocab_file(tmp_path):
     with pytest.raises(ValueError, match=r"reserved_tokens: \['\[END\]'\] not in the vocabulary"):
         TutorialTokenizer(RESERVED, ["[PAD]", "[UNK]", "[START]"], vocab_file=tmp_path / "v.txt")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt"]
+
+
+def test_export_converter_errors_name_its_parameters(tmp_path):
+    """The library's errors name its parameters (out_dir, pairs, tflite); the command line maps them to options."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "todo.txt").write_text("keep me")
+    with pytest.raises(ValueError, match=r"^out_dir: .* is a folder that is not a SavedModel"):
+        converter.export_converter(notes, [("olá", "hello")])
+    with pytest.raises(ValueError, match=r"^pairs: no \(pt, en\) sentence pairs"):
+        converter.export_converter(tmp_path / "model", [])
+    with pytest.raises(ValueError, match=r"^tflite: the folder .* does not exist"):
+        converter.export_converter(tmp_path / "model", [("olá", "hello")], tflite=tmp_path / "no" / "m.tflite")
+    with pytest.raises(ValueError, match=r"^out_dir: .* and tfjs .* overlap"):
+        converter.export_converter(tmp_path / "model", [("olá", "hello")], tfjs=tmp_path / "model" / "js")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes"]
+
+
+def test_the_string_cores_tokenize_graph_has_no_stateful_if_and_no_added_token_keys(tmp_path):
+    """The exported converter's `tokenize` (string core) pays for no stateful `If` (a ragged constructor's
+    Asserts inside a cond made one) and, without added tokens, for no added-token keys (docs/benchmarks.md:
+    both cost the tutorial's pipeline CPU time on every batch)."""
+    tokens = RESERVED + ["hello", "world", "!", "##s"]
+    module = TutorialTokenizer(RESERVED, tokens, vocab_file=tmp_path / "vocab.txt", lower_case=True)
+    graph = module.tokenize.get_concrete_function(tf.TensorSpec([None], tf.string)).graph.as_graph_def()
+    ops = [n.op for n in graph.node] + [n.op for f in graph.library.function for n in f.node_def]
+    assert "StatelessIf" in ops  # the conds are there, stateless
+    assert "If" not in ops and "AsString" not in ops
+    assert module.tokenize(tf.constant([b"Hello worlds! caf\xff"])).to_list() == [[2, 4, 5, 7, 6, 1, 3]]

@@ -156,3 +156,32 @@ def test_a_string_core_export_has_no_warm_up_file(tmp_path):
     module = CustomTokenizer(TOKENS[:4], str(vocab))
     save_atomically(module, str(tmp_path / "model"), signatures=module.signatures())
     assert not (tmp_path / "model" / "assets.extra").exists()
+
+
+@pytest.mark.slow  # learns two vocabularies, saves an XLA converter, reloads it and compiles one bucket
+def test_the_export_command_with_core_xla_writes_the_warm_up_requests(tmp_path, capsys):
+    """`tf-wordpiece export --core xla` saves through the one save path: its model has the warm-up file too."""
+    from tf_wordpiece.cli import main
+    from tf_wordpiece.export.converter import embedded_pairs
+
+    corpus = tmp_path / "pairs.tsv"
+    corpus.write_text("".join(f"{pt}\t{en}\n" for pt, en in embedded_pairs()[:200]), encoding="utf-8")
+    out = tmp_path / "converter"
+    assert main(["export", "--input", str(corpus), "--out", str(out), "--vocab-size", "300", "--core", "xla"]) == 0
+    assert "saving converter:" in capsys.readouterr().err  # the save's progress line
+    signatures = [signature for signature, _ in serving.read_warmup_requests(out)]
+    buckets = len(numeric_core.warm_up_batches())
+    assert sorted(set(signatures)) == ["en_tokenize", "pt_tokenize", "serving_default"]
+    assert all(signatures.count(name) == buckets for name in set(signatures))
+
+
+def test_save_errors_name_the_librarys_parameter(tmp_path):
+    """Python callers read `out_dir: ...` (the command line writes `--out`, tests/export/test_module.py)."""
+    mine = tmp_path / "notes"
+    mine.mkdir()
+    (mine / "todo.txt").write_text("keep me")
+    with pytest.raises(ValueError, match=r"^out_dir: .* is a folder that is not a SavedModel"):
+        save_atomically(tf.Module(), str(mine), overwrite=True)
+    saved = save_atomically(tf.Module(), tmp_path / "model")
+    with pytest.raises(FileExistsError, match=r"^out_dir: .* already holds a SavedModel"):
+        save_atomically(tf.Module(), saved)

@@ -13,7 +13,7 @@ from tf_wordpiece.bert.added_tokens import AddedTokens
 from tf_wordpiece.bert.composition import Composer
 from tf_wordpiece.bert.normalizers import Normalizer
 from tf_wordpiece.bert.pre_tokenizers import PreTokenizer
-from tf_wordpiece.shapes import map_over_strings, rows_of_values, rows_to_splits, scalar_as_batch
+from tf_wordpiece.shapes import map_over_strings, rows_and_positions, rows_of_values, rows_to_splits, scalar_as_batch
 from tf_wordpiece.unicode import tables as ut
 from tf_wordpiece.unicode.classes import ISOLATED
 from tf_wordpiece.unicode.utf8 import ahead, behind
@@ -32,7 +32,9 @@ class Words(NamedTuple):
     begin, end: int64 RaggedTensor [w, chars], byte offsets of each character
       in the original string (`end` is exclusive).
     normalized_begin, normalized_end: the same in the normalized string.
-    added_id: int64 [w], the id of the matched added token, -1 for other words.
+    added_id: int64 [w], the id of the matched added token, -1 for other words;
+      None when the tokenizer has no added tokens (then WordPiece builds no
+      graph for them: fewer ops on every call).
     """
 
     text: tf.Tensor
@@ -42,7 +44,7 @@ class Words(NamedTuple):
     end: tf.RaggedTensor
     normalized_begin: tf.RaggedTensor
     normalized_end: tf.RaggedTensor
-    added_id: tf.Tensor
+    added_id: tf.Tensor | None
 
 
 class BasicTokenizer(TokenizerWithOffsets):
@@ -209,13 +211,13 @@ class BasicTokenizer(TokenizerWithOffsets):
                 lambda: _encode_keeping_invalid_bytes(chars, text, strings, per_word(rows), char_begin, char_end),
                 lambda: text,
             )
-        first_code_point = tf.gather(normalized, first)
-        added = tf.where(first_code_point < 0, -1 - first_code_point, -1)  # the added token's index: its marker
-        added_id = tf.fill(tf.shape(text), tf.constant(-1, tf.int64))
+        added_id = None
         if self.added_tokens:
+            first_code_point = tf.gather(normalized, first)
+            added = tf.where(first_code_point < 0, -1 - first_code_point, -1)  # the added token's index: its marker
             index = tf.maximum(added, 0)
             text = tf.where(added >= 0, tf.gather(self._added_text, index), text)
-            added_id = tf.where(added >= 0, tf.gather(self._added_ids, index), added_id)
+            added_id = tf.where(added >= 0, tf.gather(self._added_ids, index), tf.constant(-1, tf.int64))
         return Words(
             text=text,
             row=tf.cast(tf.gather(rows, first), tf.int64),
@@ -347,17 +349,21 @@ def _encode_keeping_invalid_bytes(chars, text, strings, char_row, char_begin, ch
     sequences, which then join) keeps its `text` (U+FFFD for them), so that
     WordPiece sees the characters counted here.
     """
+    # Flat raw ops, no ragged wrappers: this branch is in every graph (dead unless a batch holds invalid
+    # UTF-8), and each node of it costs every call a little; ragged ones also add Asserts (a stateful If).
     values = chars.flat_values
     invalid = values == ut.INVALID_UTF8
-    one_each = tf.RaggedTensor.from_row_lengths(
-        tf.where((values >= 0) & ~invalid, values, ut.REPLACEMENT_CHARACTER), tf.ones_like(values, tf.int64)
+    valid = tf.where((values >= 0) & ~invalid, values, ut.REPLACEMENT_CHARACTER)
+    one_each = tf.raw_ops.UnicodeEncode(
+        input_values=valid, input_splits=tf.range(tf.size(values, out_type=tf.int64) + 1), output_encoding="UTF-8"
     )
     source = tf.gather(strings, tf.cast(char_row.flat_values, tf.int64))
     raw = tf.strings.substr(source, char_begin.flat_values, char_end.flat_values - char_begin.flat_values)
-    pieces = tf.where(invalid, raw, tf.strings.unicode_encode(one_each, "UTF-8"))
-    kept = tf.strings.reduce_join(chars.with_flat_values(pieces), axis=1)
-    decoded = tf.strings.unicode_decode(kept, "UTF-8", errors="replace")
-    return tf.where(decoded.row_lengths() == chars.row_lengths(), kept, text)
+    pieces = tf.where(invalid, raw, one_each)
+    lengths = chars.row_splits[1:] - chars.row_splits[:-1]
+    kept = tf.strings.unsorted_segment_join(pieces, rows_and_positions(lengths)[0], tf.size(text))
+    splits = tf.raw_ops.UnicodeDecode(input=kept, input_encoding="UTF-8", errors="replace").row_splits
+    return tf.where(splits[1:] - splits[:-1] == lengths, kept, text)
 
 
 def _normalized_offsets(

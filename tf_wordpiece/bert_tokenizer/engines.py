@@ -2,8 +2,10 @@
 
 Both take the same parts (the basic tokenizer and the WordPiece tokenizer that
 the recipe built) and give the same ids and offsets; `BertTokenizer` holds one
-and never asks which. Which options the numeric core takes is decided here,
-in `NumericEngine.refused`, and nowhere else.
+and never asks which: what a core can do is its `capabilities`
+(`tf_wordpiece.cores`), which callers ask instead of testing its name. Which
+options the numeric core takes is decided here, in `NumericEngine.refused`, and
+nowhere else (special tokens that overlap included).
 
 - `StringEngine`: the basic tokenizer, then WordPiece (`tf.strings`, ragged
   tensors, `tf.lookup`): every option, no compilation.
@@ -22,9 +24,10 @@ from tf_wordpiece.bert import space_chunks
 from tf_wordpiece.bert.added_tokens import AddedToken
 from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
-from tf_wordpiece.numeric.core import NumericCore
+from tf_wordpiece.cores import CORES, Capabilities, capabilities
+from tf_wordpiece.numeric.core import NumericCore, overlapping_tokens
 
-CORES = ("string", "numeric", "xla")
+__all__ = ["CORES", "Engine", "NumericEngine", "StringEngine", "build_engine"]
 
 
 class Engine(Protocol):
@@ -32,7 +35,8 @@ class Engine(Protocol):
     WordPiece tokenizer's `token_out_type`) and int64 byte offsets."""
 
     core: str
-    takes_bytes: bool  # whether `tokenize_bytes` works
+    capabilities: Capabilities  # what it can do (tf_wordpiece.cores)
+    takes_bytes: bool  # whether `tokenize_bytes` works: capabilities.takes_bytes
 
     def tokenize_with_offsets(self, flat: tf.Tensor) -> tuple: ...
 
@@ -51,8 +55,7 @@ def build_engine(
     parallel_shards: int,
 ) -> Engine:
     """The engine for `core` ("string", "numeric" or "xla"); a ValueError names what it cannot take."""
-    if core not in CORES:
-        raise ValueError(f"core: expected one of {list(CORES)}, got {core!r}")
+    capabilities(core)  # a ValueError naming core for an unknown one
     if core == "string":
         return StringEngine(basic_tokenizer, wordpiece_tokenizer, offsets=offsets, parallel_shards=parallel_shards)
     return NumericEngine(basic_tokenizer, wordpiece_tokenizer, added_tokens, offsets=offsets, core=core)
@@ -68,7 +71,8 @@ class StringEngine(tf.Module):
     """
 
     core = "string"
-    takes_bytes = False
+    capabilities = capabilities("string")
+    takes_bytes = capabilities.takes_bytes
 
     def __init__(self, basic: BasicTokenizer, wordpiece: WordpieceTokenizer, *, offsets: str, parallel_shards: int):
         super().__init__()
@@ -121,8 +125,6 @@ class StringEngine(tf.Module):
 class NumericEngine(tf.Module):
     """`tf_wordpiece.numeric.NumericCore` for the parts' settings (compiled by XLA with core="xla")."""
 
-    takes_bytes = True
-
     def __init__(
         self,
         basic: BasicTokenizer,
@@ -134,6 +136,8 @@ class NumericEngine(tf.Module):
     ):
         super().__init__()
         self.core = core
+        self.capabilities = capabilities(core)
+        self.takes_bytes = self.capabilities.takes_bytes
         refused = self.refused(basic, wordpiece, added_tokens, offsets=offsets)
         if refused:
             raise ValueError(
@@ -160,8 +164,10 @@ class NumericEngine(tf.Module):
     ) -> dict:
         """The settings the numeric core does not take, by option name, with the value given (empty: all taken).
 
-        It takes the default options of both compat modes; these few are string-path only.
+        It takes the default options of both compat modes; these few are string-path only, and
+        special tokens that overlap (one inside another, or one's end another's start).
         """
+        overlap = overlapping_tokens([t.content.encode("utf-8") for t in added_tokens])
         settings = {
             "keep_whitespace": basic.pre_tokenizer.keep_whitespace,
             "normalization_form": basic.normalizer.compose and "NFC/NFKC",
@@ -171,7 +177,9 @@ class NumericEngine(tf.Module):
             "unknown_token": wordpiece.unknown_token is None and "None",
             "offsets": offsets != "original" and offsets,
             "special_tokens": any(t.normalized or t.lstrip or t.rstrip or t.single_word for t in added_tokens)
-            and "tokens with normalized/lstrip/rstrip/single_word",
+            and "tokens with normalized/lstrip/rstrip/single_word"
+            or overlap
+            and f"tokens that overlap ({overlap})",
         }
         return {name: value for name, value in settings.items() if value}
 

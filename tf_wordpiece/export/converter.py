@@ -15,13 +15,26 @@ from typing import Iterable, Sequence
 
 import tensorflow as tf
 
-from tf_wordpiece.export.layout import LANGUAGES, TFLITE_SIGNATURES, ExportLayout
+from tf_wordpiece.cores import capabilities, cores_that
+from tf_wordpiece.export.layout import LANGUAGES, LIBRARY_NAMES, TFLITE_SIGNATURES, ExportLayout
 from tf_wordpiece.export.module import TutorialTokenizer
-from tf_wordpiece.files import check_model_folder, write_folder_atomically
+from tf_wordpiece.export.saving import save_atomically, save_model
 from tf_wordpiece.learning.from_text import count_and_learn
-from tf_wordpiece.learning.word_counts import invalid_utf8_message, tfds_load_error
-from tf_wordpiece.numeric.serving import add_warmup_requests
+from tf_wordpiece.learning.word_counts import tfds_load_error
+from tf_wordpiece.messages import not_utf8_message
 from tf_wordpiece.progress import progress_bar, timed_step
+
+__all__ = [
+    "Converter",
+    "embedded_pairs",
+    "export_converter",
+    "export_to",
+    "learn_vocab",
+    "save_atomically",  # the one SavedModel writer (export.saving), here where the converter's users look
+    "tflite_model",
+    "tsv_file_pairs",
+    "tfds_pairs",
+]
 
 RESERVED_TOKENS = ["[PAD]", "[UNK]", "[START]", "[END]"]
 EMBEDDED_CORPUS = "pt_en_sample.tsv"  # Debian 12 gettext catalogs, pt/en pairs; see README
@@ -52,15 +65,16 @@ def read_tsv_pairs(lines: Iterable[str], *, source: str) -> list[tuple[str, str]
 
 
 def tsv_file_pairs(paths: Sequence[str]) -> list[tuple[str, str]]:
+    """The (pt, en) pairs of pt<TAB>en files (UTF-8); a ValueError names `paths`."""
     pairs = []
     for path in paths:
         try:
             data = pathlib.Path(path).read_bytes()
         except OSError as e:
-            raise ValueError(f"--input: cannot read {path!r}: {e.strerror}") from None
+            raise ValueError(f"paths: cannot read {path!r}: {e.strerror}") from None
         pairs += read_tsv_pairs(_utf8_text(data, path).splitlines(), source=path)
     if not pairs:
-        raise ValueError(f"--input: no pt<TAB>en pairs in {list(paths)}")
+        raise ValueError(f"paths: no pt<TAB>en pairs in {list(paths)}")
     return pairs
 
 
@@ -70,26 +84,26 @@ def _utf8_text(data: bytes, path: str) -> str:
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         offset = e.start - (data.rfind(b"\n", 0, e.start) + 1)
-        raise ValueError(f"--{invalid_utf8_message(path, line, offset, data[e.start])}") from None
+        raise ValueError(not_utf8_message("paths", path, line=line, offset=offset, byte=data[e.start])) from None
 
 
 def tfds_pairs(name: str = "ted_hrlr_translate/pt_to_en", split: str = "train") -> list[tuple[str, str]]:
-    """Pairs from TensorFlow Datasets, when the dataset is already in the user's data dir."""
+    """Pairs from TensorFlow Datasets, when the dataset is already in the user's data dir; a ValueError names `name`."""
     try:
         import tensorflow_datasets as tfds
     except ImportError:
-        raise ValueError("--tfds: tensorflow-datasets is not installed (pip install tensorflow-datasets)") from None
+        raise ValueError("name: tensorflow-datasets is not installed (pip install tensorflow-datasets)") from None
     try:
         dataset = tfds.load(name, split=split, as_supervised=True, download=False)
     except Exception as e:  # tfds raises several types for "not prepared"
-        raise ValueError(f"--tfds: {tfds_load_error(name, split, e)}") from None
+        raise ValueError(f"name: {tfds_load_error(name, split, e)}") from None
     pairs = []
     for index, (pt, en) in enumerate(tfds.as_numpy(dataset)):
         try:
             pairs.append((pt.decode("utf-8"), en.decode("utf-8")))
         except UnicodeDecodeError as e:
             raise ValueError(
-                f"--tfds: {name}:{split} example {index} is not UTF-8 text (byte {e.object[e.start]:#04x} "
+                f"name: {name}:{split} example {index} is not UTF-8 text (byte {e.object[e.start]:#04x} "
                 f"at byte offset {e.start}); fix or drop that example"
             ) from None
     return pairs
@@ -163,24 +177,6 @@ class Converter(tf.Module):
         return signatures
 
 
-def save_atomically(module: tf.Module, out_dir: str, *, overwrite: bool = False, signatures=None) -> None:
-    """Saves into a hidden sibling folder (`.NAME.*`), then renames it into place.
-
-    `files.check_model_folder` runs first: only an existing SavedModel (or an
-    empty folder) is ever replaced, only with `overwrite`, and only once the new
-    one is complete (`files.write_folder_atomically`, which says what Ctrl-C and
-    SIGKILL leave). A progress line shows the time spent saving.
-    """
-    out = check_model_folder(out_dir, overwrite=overwrite, what="--out")
-
-    def save(folder: pathlib.Path) -> None:
-        with timed_step(f"saving {out.name}"):
-            tf.saved_model.save(module, str(folder), signatures=signatures)
-            add_warmup_requests(folder, module)  # core="xla": TF Serving compiles at load, not on the first requests
-
-    write_folder_atomically(out, save, replace=out.exists())
-
-
 def export_converter(
     out_dir: str | os.PathLike,
     pairs: list[tuple[str, str]],
@@ -201,10 +197,12 @@ def export_converter(
     Serving's layout; the zip then holds `out_dir`). `tflite` (a file) and
     `tfjs` (a folder) also write the bytes signatures for TFLite and TF.js
     (core="numeric"; see `export_to`). Nothing is learned unless every output
-    passes its check (`layout.ExportLayout.checked`). Returns `export_to`'s summary.
+    passes its check (`layout.ExportLayout.checked`; its errors name `out_dir`,
+    `tflite`, `tfjs`). Returns `export_to`'s summary.
     """
     layout = ExportLayout.checked(
         out_dir,
+        names=LIBRARY_NAMES,
         serving_version=serving_version,
         make_zip=make_zip,
         tflite=tflite,
@@ -225,12 +223,15 @@ def export_to(
     core="numeric". Returns the pairs, each vocabulary's size, each step's
     seconds (those its line showed: `learn_seconds`, `build_seconds`,
     `save_seconds`, ...), `model_dir`, `size_bytes` and each other output's path.
+    The SavedModel is written by `saving.save_model` (with TF Serving's warm-up
+    requests for core="xla"), swapped in by `layout.write_model`.
     """
     if not pairs:
-        raise ValueError("corpus: no sentence pairs")
-    if (layout.tflite or layout.tfjs) and core != "numeric":
+        raise ValueError("pairs: no (pt, en) sentence pairs; give at least one")
+    if (layout.tflite or layout.tfjs) and not capabilities(core).runs_without_string_ops:
         raise ValueError(
-            f"core: {core!r} has no bytes signature for TFLite's builtin ops and TF.js; use core='numeric'"
+            f"core: {core!r} has no bytes signature for TFLite's builtin ops and TF.js; use "
+            f"core={cores_that(runs_without_string_ops=True)[0]!r}"
         )
     summary: dict = {"pairs": len(pairs)}
     start = time.perf_counter()
@@ -247,9 +248,10 @@ def export_to(
             built["converter"] = Converter(
                 vocabs["pt"], vocabs["en"], vocab_dir=folder.parent, lower_case=True, core=core
             )
-        with timed_step(f"saving {layout.model_dir.name}") as save:
-            tf.saved_model.save(built["converter"], str(folder), signatures=built["converter"].signatures())
-        summary["build_seconds"], summary["save_seconds"] = build.seconds, save.seconds
+        summary["save_seconds"] = save_model(
+            built["converter"], folder, signatures=built["converter"].signatures(), name=layout.model_dir.name
+        )
+        summary["build_seconds"] = build.seconds
 
     layout.write_model(build_and_save)
     summary["export_seconds"] = summary["build_seconds"] + summary["save_seconds"]

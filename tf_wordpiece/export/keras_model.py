@@ -25,6 +25,7 @@ from typing import Callable
 import keras
 import tensorflow as tf
 
+from tf_wordpiece.cores import capabilities, cores_that
 from tf_wordpiece.export.frozen import frozen_function
 from tf_wordpiece.export.module import BYTES, ROW_LENGTHS
 from tf_wordpiece.export.tfjs import save_tfjs_graph_model
@@ -89,10 +90,11 @@ def _split_at_preprocessor(model: keras.Model) -> tuple[BertTextClassifierPrepro
             f"BertTextClassifierPreprocessor, got {len(model.inputs or [])} inputs and {len(found)} preprocessors"
         )
     preprocessor = found[0]
-    if preprocessor.tokenizer.core != "numeric":
+    if not capabilities(preprocessor.tokenizer.core).runs_without_string_ops:
+        portable = cores_that(runs_without_string_ops=True)[0]
         raise ValueError(
             f"model: its preprocessor has core={preprocessor.tokenizer.core!r}; the bytes path needs "
-            "core='numeric' (same ids): build it with BertTextClassifierPreprocessor(..., core='numeric')"
+            f"core={portable!r} (same ids): build it with BertTextClassifierPreprocessor(..., core={portable!r})"
         )
     # The model from the preprocessor's outputs on, taking them as a list in INPUT_NAMES' order (a functional
     # model keys a dict of intermediate tensors by tensor name, not by the dict's keys). `output` holds the

@@ -27,6 +27,9 @@ LANGUAGES = ("pt", "en")  # the converter's tokenizers: one TF.js model each, bo
 TFJS_FILES = ("model.json", "group1-shard1of1.bin")  # a TF.js graph model as `export.tfjs` writes it
 TFJS_WRITER = "tf_wordpiece"  # model.json's "convertedBy"
 TFLITE_SIGNATURES = tuple(f"{language}_tokenize_bytes" for language in LANGUAGES)
+# How errors name each output: the library's parameters by default; the command line passes its options.
+LIBRARY_NAMES = {"out": "out_dir", "tflite": "tflite", "tfjs": "tfjs"}
+COMMAND_LINE_NAMES = {"out": "--out", "tflite": "--tflite", "tfjs": "--tfjs"}
 
 
 @dataclasses.dataclass
@@ -50,6 +53,7 @@ class ExportLayout:
     tfjs: pathlib.Path | None
     replaces: frozenset[pathlib.Path]
     written: list[str]
+    names: dict[str, str] = dataclasses.field(default_factory=lambda: dict(LIBRARY_NAMES))
 
     @classmethod
     def checked(
@@ -62,11 +66,14 @@ class ExportLayout:
         tfjs: str | os.PathLike | None = None,
         overwrite: bool = False,
         written: list[str] | None = None,
+        names: dict[str, str] = LIBRARY_NAMES,
     ) -> ExportLayout:
         """The layout for OUT, every output checked (ValueError or FileExistsError naming its option).
 
         `written` collects each output's path once it is in place (the command
-        line's record of what an interrupted run kept).
+        line's record of what an interrupted run kept). `names` says how errors
+        name `out`, `tflite` and `tfjs`: `LIBRARY_NAMES` (`out_dir`, ...) or the
+        command line's `COMMAND_LINE_NAMES` (`--out`, ...).
         """
         if serving_version is not None and (
             isinstance(serving_version, bool) or not isinstance(serving_version, int) or serving_version < 1
@@ -77,17 +84,17 @@ class ExportLayout:
             )
         base = pathlib.Path(out).resolve()
         model_dir = files.check_model_folder(
-            base if serving_version is None else base / str(serving_version), overwrite=overwrite, what="--out"
+            base if serving_version is None else base / str(serving_version), overwrite=overwrite, what=names["out"]
         )
         zip_root = model_dir if serving_version is None else base
         zip_path = zip_root.with_name(zip_root.name + ".zip") if make_zip else None
         if zip_path is not None and zip_path.parent.is_dir():  # else nothing is there yet: the model's write makes it
-            files.check_zip_output(zip_path, overwrite=overwrite, folder_name=zip_root.name, what="--out")
+            files.check_zip_output(zip_path, overwrite=overwrite, folder_name=zip_root.name, what=names["out"])
         if tflite is not None:
-            tflite = _checked_tflite(tflite, overwrite=overwrite)
+            tflite = _checked_tflite(tflite, overwrite=overwrite, what=names["tflite"])
         if tfjs is not None:
             tfjs = files.check_output_folder(
-                tfjs, overwrite=overwrite, what="--tfjs", kind="TF.js model", is_ours=is_tfjs_models
+                tfjs, overwrite=overwrite, what=names["tfjs"], kind="TF.js model", is_ours=is_tfjs_models
             )
         layout = cls(
             model_dir=model_dir,
@@ -97,6 +104,7 @@ class ExportLayout:
             tfjs=tfjs,
             replaces=frozenset(),
             written=[] if written is None else written,
+            names=dict(names),
         )
         layout._check_apart()
         layout.replaces = frozenset(p for p in layout.outputs().values() if p.exists())
@@ -104,7 +112,8 @@ class ExportLayout:
 
     def outputs(self) -> dict[str, pathlib.Path]:
         """Each output this layout writes, by the option that names it."""
-        named = {"--out": self.model_dir, "--out's zip": self.zip_path, "--tflite": self.tflite, "--tfjs": self.tfjs}
+        out, tflite, tfjs = self.names["out"], self.names["tflite"], self.names["tfjs"]
+        named = {out: self.model_dir, f"{out}'s zip": self.zip_path, tflite: self.tflite, tfjs: self.tfjs}
         return {option: path for option, path in named.items() if path is not None}
 
     def _check_apart(self) -> None:
@@ -160,7 +169,7 @@ def is_tfjs_models(folder: pathlib.Path) -> bool:
     return entries == sorted(LANGUAGES) and all(is_tfjs_model(folder / language) for language in LANGUAGES)
 
 
-def _checked_tflite(path: str | os.PathLike, *, overwrite: bool) -> pathlib.Path:
+def _checked_tflite(path: str | os.PathLike, *, overwrite: bool, what: str) -> pathlib.Path:
     path = pathlib.Path(path)
 
     def is_ours(_head: bytes) -> bool:
@@ -169,5 +178,5 @@ def _checked_tflite(path: str | os.PathLike, *, overwrite: bool) -> pathlib.Path
         return data[4:8] == b"TFL3" and all(name.encode() in data for name in TFLITE_SIGNATURES)
 
     return files.check_file_output(
-        path, overwrite=overwrite, what="--tflite", kind="TFLite model", looks_ours=is_ours
+        path, overwrite=overwrite, what=what, kind="TFLite model", looks_ours=is_ours
     ).resolve()

@@ -19,6 +19,7 @@ from tf_wordpiece.base import Detokenizer, Tokenizer
 from tf_wordpiece.bert.packing import FixedLengthTemplate
 from tf_wordpiece.bert.post_processors import Segment
 from tf_wordpiece.bert_tokenizer.tokenizer import BertTokenizer
+from tf_wordpiece.cores import cores_that
 from tf_wordpiece.shapes import map_over_strings, merge_words, wrap_flat_rows, wrap_rows
 from tf_wordpiece.vocab import read_vocab_file, write_vocab_file
 
@@ -206,10 +207,11 @@ class TutorialTokenizer(Tokenizer, Detokenizer):
         runs it in Node with @tensorflow/tfjs. TF.js takes int32 where the
         signature takes uint8 bytes. See `tf_wordpiece.export.tfjs`.
         """
-        if self.tokenizer.core != "numeric":
+        if not self.tokenizer.engine.capabilities.runs_without_string_ops:
+            portable = cores_that(runs_without_string_ops=True)
             raise ValueError(
-                f"core={self.tokenizer.core!r}: a TF.js model needs core='numeric' (TF.js runs no "
-                "string ops and no XLA); build the tokenizer with core='numeric'"
+                f"core={self.tokenizer.core!r}: a TF.js model needs core={portable[0]!r} (TF.js runs no "
+                f"string ops and no XLA); build the tokenizer with core={portable[0]!r}"
             )
         from tf_wordpiece.export.tfjs import save_tfjs_graph_model
 

@@ -258,19 +258,29 @@ def _to_ragged(pieces: PieceArrays, n: tf.Tensor) -> tuple:
 
 
 def check_no_overlaps(contents: Sequence[bytes]) -> None:
-    """ValueError unless no token holds another and no token's end is another's start."""
+    """ValueError unless no token holds another and no token's end is another's start (`overlapping_tokens`).
+
+    `BertTokenizer` refuses such tokens before it gets here (`bert_tokenizer.engines.NumericEngine.refused`).
+    """
+    overlap = overlapping_tokens(contents)
+    if overlap:
+        raise ValueError(
+            f"special_tokens: {overlap}; the numeric core matches tokens that cannot overlap: drop one, "
+            "or use core='string'"
+        )
+
+
+def overlapping_tokens(contents: Sequence[bytes]) -> str | None:
+    """How two of the tokens overlap (one inside another, or one's end the other's start), or None.
+
+    >>> overlapping_tokens([b"[MASK]", b"[CLS]"]) is None, overlapping_tokens([b"ab", b"bc"])
+    (True, "'ab' ends with the start of 'bc'")
+    """
     for a in contents:
         for b in contents:
             if a != b and b in a:
-                raise ValueError(
-                    f"special_tokens: {b.decode(errors='replace')!r} is inside "
-                    f"{a.decode(errors='replace')!r}; the numeric core matches tokens that cannot "
-                    "overlap: drop one, or use core='string'"
-                )
+                return f"{b.decode(errors='replace')!r} is inside {a.decode(errors='replace')!r}"
             for k in range(1, min(len(a), len(b))):
                 if a[-k:] == b[:k]:
-                    raise ValueError(
-                        f"special_tokens: {a.decode(errors='replace')!r} ends with the start of "
-                        f"{b.decode(errors='replace')!r}; the numeric core matches tokens that cannot "
-                        "overlap: drop one, or use core='string'"
-                    )
+                    return f"{a.decode(errors='replace')!r} ends with the start of {b.decode(errors='replace')!r}"
+    return None

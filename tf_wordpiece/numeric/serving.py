@@ -65,7 +65,7 @@ def write_warmup_requests(saved_model_dir: str | os.PathLike, requests: Iterable
     """Writes (signature name, {input name: array}) requests as the SavedModel's warm-up file; returns its path.
 
     Write it into a SavedModel folder before it is served (inside an atomic
-    save's staging folder, as `export.converter.save_atomically` does).
+    save's staging folder, as `export.saving.save_model` does).
     """
     path = pathlib.Path(saved_model_dir) / WARMUP_FILE
     path.parent.mkdir(exist_ok=True)
