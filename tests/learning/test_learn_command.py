@@ -163,14 +163,15 @@ def test_tfds_takes_one_form_in_learn_and_export(tmp_path, capsys, monkeypatch):
 
 
 def test_tfds_pairs_not_utf8_is_an_error_naming_the_example(monkeypatch):
-    """A TFDS example that is not UTF-8 is a ValueError naming --tfds, the example and the byte, not a traceback."""
+    """A TFDS example that is not UTF-8 is a ValueError naming `name`, the example and the byte, not a traceback
+    (the command line says --tfds there)."""
     import tensorflow_datasets as tfds
 
     from tf_wordpiece.export import converter
 
     monkeypatch.setattr(tfds, "load", lambda *args, **kwargs: None)
     monkeypatch.setattr(tfds, "as_numpy", lambda dataset: [(b"ok", b"fine"), (b"caf\xe9", b"coffee")])
-    with pytest.raises(ValueError, match=r"--tfds: ted_hrlr_translate/pt_to_en:train example 1 is not UTF-8 .*0xe9"):
+    with pytest.raises(ValueError, match=r"^name: ted_hrlr_translate/pt_to_en:train example 1 is not UTF-8 .*0xe9"):
         converter.tfds_pairs("ted_hrlr_translate/pt_to_en")
 
 
