@@ -1,6 +1,6 @@
 """Stage 1: a batch's bytes -> slots of normalized characters, their classes and words.
 
-Input (from `rows.separate`): the strings' bytes with one space after each
+Input (from `batch.separate`): the strings' bytes with one space after each
 string, so that no UTF-8 sequence, word or walk runs from a string into the
 next, and per byte its string and its offset in it. Then, over fixed-size
 tensors:
@@ -84,7 +84,7 @@ class WordSplitter:
             self._count = tf.constant(table.count)
 
     def __call__(self, data: tf.Tensor, row: tf.Tensor, offset: tf.Tensor, *, num_slots=None) -> Slots:
-        """Stage 1 on separated bytes (int32 [N] each, from `rows.separate`).
+        """Stage 1 on separated bytes (int32 [N] each, from `batch.separate`).
 
         num_slots: C, a static count for a padded batch (XLA); None: exactly
         the slots the batch fills.
