@@ -30,6 +30,7 @@ from tf_wordpiece.bert.keras_hub_compat import KerasHubWordPiece
 from tf_wordpiece.bert.packing import FixedLengthTemplate
 from tf_wordpiece.bert.post_processors import Segment
 from tf_wordpiece.bert_tokenizer.tokenizer import BertTokenizer
+from tf_wordpiece.messages import check_choice
 from tf_wordpiece.vocab import read_vocab_file
 
 TEMPLATES = ("tf_text", "hf")
@@ -248,8 +249,7 @@ class WordPieceTokenizer(keras.layers.Layer):
 
 def _check_compat_options(compat: str, *, split: bool, split_on_cjk: bool, special_tokens) -> None:
     """A ValueError naming the option when it does not fit `compat`."""
-    if compat not in COMPATS:
-        raise ValueError(f"compat: expected one of {list(COMPATS)}, got {compat!r}")
+    check_choice("compat", compat, COMPATS)
     if compat != "keras_hub" and (not split or not split_on_cjk):
         raise ValueError(
             f"split, split_on_cjk: keras-hub's options (got split={split!r}, split_on_cjk="
@@ -292,8 +292,7 @@ class BertInputsPacker(keras.layers.Layer):
             raise ValueError(
                 f"sequence_length: expected an int >= 3 ([CLS], [SEP] and a token), got {sequence_length!r}"
             )
-        if template not in TEMPLATES:
-            raise ValueError(f"template: expected one of {list(TEMPLATES)}, got {template!r}")
+        check_choice("template", template, TEMPLATES)
         kwargs.pop("trainable", None)
         kwargs.pop("dtype", None)  # the outputs are int32 and bool
         super().__init__(trainable=False, dtype="int32", **kwargs)

@@ -24,6 +24,7 @@ import numpy as np
 import tensorflow as tf
 
 from tf_wordpiece.keras_layers import BertInputsPacker, WordPieceTokenizer
+from tf_wordpiece.messages import check_choice
 
 # keras-hub's `truncate` names -> BertInputsPacker's templates (tensorflow_text's RoundRobinTrimmer, which
 # keras-hub's "round_robin" runs, or Hugging Face's longest_first).
@@ -83,11 +84,7 @@ class BertTextClassifierPreprocessor(keras.layers.Layer):
         truncate: str = "round_robin",
         **kwargs,
     ):
-        if truncate not in TRUNCATIONS:
-            raise ValueError(
-                f"truncate: expected one of {list(TRUNCATIONS)}, got {truncate!r} "
-                "(keras-hub's 'waterfall' is not offered)"
-            )
+        check_choice("truncate", truncate, TRUNCATIONS, note=" (keras-hub's 'waterfall' is not offered)")
         kwargs.pop("trainable", None)  # saved by get_config; the layer has no weights
         kwargs.pop("dtype", None)  # the outputs are int32 and bool
         super().__init__(trainable=False, dtype="int32", **kwargs)

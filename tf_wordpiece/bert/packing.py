@@ -15,6 +15,7 @@ from typing import Sequence
 import tensorflow as tf
 
 from tf_wordpiece.bert.post_processors import Encoding, Segment, head, truncate
+from tf_wordpiece.messages import check_choice
 
 TRIMMERS = ("round_robin", "longest_first")
 
@@ -42,8 +43,7 @@ class FixedLengthTemplate:
     """
 
     def __init__(self, *, cls_id: int, sep_id: int, pad_id: int = 0, trimming: str = "round_robin"):
-        if trimming not in TRIMMERS:
-            raise ValueError(f"trimming: expected one of {list(TRIMMERS)}, got {trimming!r}")
+        check_choice("trimming", trimming, TRIMMERS)
         self.cls_id, self.sep_id, self.pad_id = int(cls_id), int(sep_id), int(pad_id)
         self.trimming = trimming
 

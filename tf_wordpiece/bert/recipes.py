@@ -18,11 +18,14 @@ max_input_chars_per_word=100, max_bytes_per_word=None)
 from __future__ import annotations
 
 import dataclasses
+import types
+import typing
 from typing import ClassVar, Mapping
 
 from tf_wordpiece.bert import normalizers, pre_tokenizers
 from tf_wordpiece.bert.added_tokens import AddedTokens
 from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
+from tf_wordpiece.messages import check_choice
 from tf_wordpiece.unicode.normalization import NORMALIZATION_FORMS
 
 # The added tokens of Hugging Face's BERT tokenizers, used in compat="hf" when present in the vocabulary.
@@ -69,10 +72,7 @@ class TfTextRecipe:
 
     def __post_init__(self):
         check_option_types(self)
-        if self.normalization_form not in NORMALIZATION_FORMS:
-            raise ValueError(
-                f"normalization_form: expected one of {list(NORMALIZATION_FORMS)}, got {self.normalization_form!r}"
-            )
+        check_choice("normalization_form", self.normalization_form, NORMALIZATION_FORMS)
         if self.lower_case and self.normalization_form not in (None, "NFD"):
             raise ValueError(
                 "normalization_form: lower_case=True already applies NFD, got "
@@ -220,21 +220,42 @@ RECIPES = {recipe.compat: recipe for recipe in (TfTextRecipe, HfRecipe)}
 
 
 def check_option_types(recipe) -> None:
-    """A TypeError naming the first option of the wrong type, by the field's annotation: `bool` takes
-    True or False, `bool | None` also None, `int | None` an int >= 0 (a ValueError below 0) or None."""
+    """A TypeError naming the first option of the wrong type, by the field's type (resolved, however it is
+    spelled: `bool | None` or `Optional[bool]`): `bool` takes True or False, `int` an int >= 0 (a ValueError
+    below 0), `str` a str; each also None where the type allows it.
+
+    >>> @dataclasses.dataclass
+    ... class Options:
+    ...     flag: typing.Optional[bool] = None
+    >>> check_option_types(Options(flag=1))
+    Traceback (most recent call last):
+    TypeError: flag: expected True or False or None, got 1
+    """
+    hints = typing.get_type_hints(type(recipe))
     for field in dataclasses.fields(recipe):
-        value, kind = getattr(recipe, field.name), field.type
-        if kind in ("bool", "bool | None"):
-            if not (isinstance(value, bool) or (value is None and kind == "bool | None")):
-                expected = "True or False" + (" or None" if kind == "bool | None" else "")
-                raise TypeError(f"{field.name}: expected {expected}, got {value!r}")
-        elif kind == "int | None" and value is not None:
+        value = getattr(recipe, field.name)
+        kind, optional = _base_type(field.name, hints[field.name])
+        if value is None and optional:
+            continue
+        or_none = " or None" if optional else ""
+        if kind is bool and not isinstance(value, bool):
+            raise TypeError(f"{field.name}: expected True or False{or_none}, got {value!r}")
+        if kind is int:
             if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"{field.name}: expected an int >= 0 or None, got {value!r}")
+                raise TypeError(f"{field.name}: expected an int >= 0{or_none}, got {value!r}")
             if value < 0:
-                raise ValueError(f"{field.name}: expected an int >= 0 or None, got {value!r}")
-        elif kind == "str | None" and value is not None and not isinstance(value, str):
-            raise TypeError(f"{field.name}: expected a str or None, got {value!r}")
+                raise ValueError(f"{field.name}: expected an int >= 0{or_none}, got {value!r}")
+        if kind is str and not isinstance(value, str):
+            raise TypeError(f"{field.name}: expected a str{or_none}, got {value!r}")
+
+
+def _base_type(name: str, hint) -> tuple[type, bool]:
+    """A field's type -> (bool, int or str, whether None is allowed); another type is a TypeError (a recipe's bug)."""
+    args = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+    kinds = [arg for arg in args if arg is not type(None)]
+    if len(kinds) != 1 or kinds[0] not in (bool, int, str):
+        raise TypeError(f"{name}: a recipe option is a bool, int or str (or None), got the type {hint!r}")
+    return kinds[0], len(kinds) < len(args)
 
 
 def recipe_for(compat: str, options: Mapping) -> TfTextRecipe | HfRecipe:
@@ -243,8 +264,7 @@ def recipe_for(compat: str, options: Mapping) -> TfTextRecipe | HfRecipe:
     An option of the other mode given at its default (or None) changes nothing
     and is accepted, so settings can be passed around whole.
     """
-    if compat not in RECIPES:
-        raise ValueError(f"compat: expected one of {list(RECIPES)}, got {compat!r}")
+    check_choice("compat", compat, RECIPES)
     recipe = RECIPES[compat]
     own = _fields(recipe)
     foreign = {}

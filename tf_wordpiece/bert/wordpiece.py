@@ -24,6 +24,7 @@ from tf_wordpiece.bert.decoders import wordpiece_detokenize
 from tf_wordpiece.bert.linmaxmatch import LinMaxMatcher
 from tf_wordpiece.bert.maxmatch import MARK, UNKNOWN_CHARACTER, WHOLE_WORD, MaxMatcher
 from tf_wordpiece.bert.pre_tokenizers import fast_wordpiece_pre_tokenizer
+from tf_wordpiece.messages import check_choice
 from tf_wordpiece.shapes import as_ids, gather_in_rows, map_over_strings, rows_to_splits, value_rows
 from tf_wordpiece.vocab import Vocab, VocabLike
 
@@ -146,8 +147,7 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         no_pretokenization: bool = False,
     ):
         super().__init__()
-        if compat not in COMPAT_MODES:
-            raise ValueError(f"compat: expected one of {list(COMPAT_MODES)}, got {compat!r}")
+        check_choice("compat", compat, COMPAT_MODES)
         if compat == "fast_wordpiece":
             _check_fast_wordpiece_options(
                 unknown_token=unknown_token,
@@ -159,8 +159,7 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
             raise ValueError(
                 "no_pretokenization=True: only for compat='fast_wordpiece'; drop it or pass compat='fast_wordpiece'"
             )
-        if algorithm not in ALGORITHMS:
-            raise ValueError(f"algorithm: expected one of {list(ALGORITHMS)}, got {algorithm!r}")
+        check_choice("algorithm", algorithm, ALGORITHMS)
         if token_out_type not in (tf.int64, tf.int32, tf.string):
             raise TypeError(f"token_out_type: expected tf.int64, tf.int32 or tf.string, got {token_out_type!r}")
         if unknown_token is not None and (not isinstance(unknown_token, str) or not unknown_token):
@@ -275,8 +274,7 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         for words over `max_bytes_per_word` (see `tf_text_unknown_ends`).
         Matched added tokens (`words.added_id`) are one piece each.
         """
-        if offsets not in OFFSET_MODES:
-            raise ValueError(f"offsets: expected one of {list(OFFSET_MODES)}, got {offsets!r}")
+        check_choice("offsets", offsets, OFFSET_MODES)
         pieces = self.tokenize_flat(words.text, words.added_id, n_chars=words.begin.row_lengths())
         if offsets == "original":
             char_begin, char_end = words.begin, words.end
