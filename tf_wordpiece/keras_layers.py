@@ -319,6 +319,19 @@ class BertInputsPacker(keras.layers.Layer):
             "padding_mask": tf.cast(enc.attention_mask, tf.bool),
         }
 
+    def pack_flat(self, ids, counts) -> dict[str, tf.Tensor]:
+        """One segment given flat, in int32 arithmetic only (TFLite builtins, TF.js): int32 ids [k] and ids per
+        row [n] -> the inputs of `call` on those rows, each [n, sequence_length] (`FixedLengthTemplate.pack_flat`).
+
+        >>> packer = BertInputsPacker(sequence_length=4, cls_id=101, sep_id=102)
+        >>> packer.pack_flat(tf.constant([7, 8, 9]), tf.constant([1, 2]))["token_ids"].numpy().tolist()
+        [[101, 7, 102, 0], [101, 8, 9, 102]]
+        """
+        tokens, mask = self._packer.pack_flat(
+            tf.cast(ids, tf.int32), tf.cast(counts, tf.int32), seq_length=self.sequence_length
+        )
+        return {"token_ids": tokens, "segment_ids": tf.zeros_like(tokens), "padding_mask": mask}
+
     def compute_output_spec(self, inputs):
         first = inputs[0] if isinstance(inputs, (list, tuple)) else inputs
         shape = (first.shape[0], self.sequence_length)
