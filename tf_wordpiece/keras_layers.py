@@ -29,11 +29,12 @@ import tensorflow as tf
 from tf_wordpiece.bert.keras_hub_compat import KerasHubWordPiece
 from tf_wordpiece.bert.packing import FixedLengthTemplate
 from tf_wordpiece.bert.post_processors import Segment
+from tf_wordpiece.bert.recipes import RECIPES
 from tf_wordpiece.bert_tokenizer.tokenizer import BertTokenizer
 from tf_wordpiece.messages import check_choice
 from tf_wordpiece.vocab import read_vocab_file
 
-TEMPLATES = ("tf_text", "hf")
+TEMPLATES = tuple(RECIPES)  # BertInputsPacker's template: the recipe whose trimming it runs
 COMPATS = ("tf_text", "hf", "keras_hub")
 CORES = ("string", "numeric")
 
@@ -298,9 +299,8 @@ class BertInputsPacker(keras.layers.Layer):
         super().__init__(trainable=False, dtype="int32", **kwargs)
         self.sequence_length, self.template = sequence_length, template
         self.cls_id, self.sep_id, self.pad_id = int(cls_id), int(sep_id), int(pad_id)
-        trimming = "round_robin" if template == "tf_text" else "longest_first"
         self._packer = FixedLengthTemplate(
-            cls_id=self.cls_id, sep_id=self.sep_id, pad_id=self.pad_id, trimming=trimming
+            cls_id=self.cls_id, sep_id=self.sep_id, pad_id=self.pad_id, trimming=RECIPES[template].trimming
         )
 
     def call(self, inputs):

@@ -23,12 +23,13 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from tf_wordpiece.bert.recipes import RECIPES
 from tf_wordpiece.keras_layers import BertInputsPacker, WordPieceTokenizer
 from tf_wordpiece.messages import check_choice
 
-# keras-hub's `truncate` names -> BertInputsPacker's templates (tensorflow_text's RoundRobinTrimmer, which
-# keras-hub's "round_robin" runs, or Hugging Face's longest_first).
-TRUNCATIONS = {"round_robin": "tf_text", "longest_first": "hf"}
+# keras-hub's `truncate` names are the recipes' trimmings ("round_robin": tensorflow_text's RoundRobinTrimmer,
+# which keras-hub runs; "longest_first": Hugging Face's) -> BertInputsPacker's template, the recipe's compat.
+TRUNCATIONS = {recipe.trimming: compat for compat, recipe in RECIPES.items()}
 SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[PAD]")
 
 

@@ -60,6 +60,10 @@ class TfTextRecipe:
     """
 
     compat: ClassVar[str] = "tf_text"
+    # A scalar string gives a batch of one ([1, words, pieces]), as tensorflow_text's BertTokenizer.
+    scalar_as_batch: ClassVar[bool] = True
+    # How two segments share a fixed length: tensorflow_text's RoundRobinTrimmer (`FixedLengthTemplate`).
+    trimming: ClassVar[str] = "round_robin"
 
     lower_case: bool = False
     keep_whitespace: bool = False
@@ -87,7 +91,7 @@ class TfTextRecipe:
             pre_tokenizers.tf_text_pre_tokenizer(keep_whitespace=self.keep_whitespace),
             added_tokens=added_tokens,
             preserve_unused_token=self.preserve_unused_token,
-            scalar_as_batch=True,
+            scalar_as_batch=self.scalar_as_batch,
         )
 
     def wordpiece_options(self) -> dict:
@@ -132,6 +136,8 @@ class HfRecipe:
     """
 
     compat: ClassVar[str] = "hf"
+    scalar_as_batch: ClassVar[bool] = False  # a scalar string gives one row ([words, pieces]), as tokenizers
+    trimming: ClassVar[str] = "longest_first"  # Hugging Face's truncation
 
     lower_case: bool = False
     clean_text: bool = True
@@ -166,7 +172,13 @@ class HfRecipe:
         else:
             normalizer = normalizers.hf_normalizer(clean_text=False, strip_accents=False, lowercase=False)
             pre_tokenizer = pre_tokenizers.python_whitespace_pre_tokenizer()
-        return BasicTokenizer(normalizer, pre_tokenizer, added_tokens=added_tokens, invalid_utf8="replace")
+        return BasicTokenizer(
+            normalizer,
+            pre_tokenizer,
+            added_tokens=added_tokens,
+            invalid_utf8="replace",
+            scalar_as_batch=self.scalar_as_batch,
+        )
 
     def wordpiece_options(self) -> dict:
         return dict(max_bytes_per_word=self.max_bytes_per_word, max_chars_per_word=self.max_input_chars_per_word)

@@ -246,7 +246,7 @@ class BertTokenizer(HuggingFaceMethods, TokenizerWithOffsets, Detokenizer):
 
         Scalars as in `tokenize`.
         """
-        if self.compat == "tf_text":
+        if self.recipe.scalar_as_batch:
             strings = scalar_as_batch(strings, "strings")
         return map_over_strings(strings, "strings", self._flat_tokenize_with_offsets)
 
