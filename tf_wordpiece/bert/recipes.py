@@ -83,6 +83,21 @@ class TfTextRecipe:
                 f"normalization_form={self.normalization_form!r}; pass None or 'NFD', or lower_case=False"
             )
 
+    @classmethod
+    def from_keras_hub_options(cls, *, lowercase: bool, strip_accents: bool | None) -> "TfTextRecipe":
+        """keras-hub's two options (the Keras `WordPieceTokenizer`'s): tensorflow_text strips accents exactly
+        when it lowercases, so `strip_accents` is None or equal to `lowercase`.
+
+        >>> TfTextRecipe.from_keras_hub_options(lowercase=True, strip_accents=None).lower_case
+        True
+        """
+        if strip_accents is not None and strip_accents != lowercase:
+            raise ValueError(
+                f"strip_accents: {strip_accents!r} with lowercase={lowercase!r} needs compat='hf'; "
+                "tensorflow_text strips accents exactly when it lowercases"
+            )
+        return cls(lower_case=bool(lowercase))
+
     def basic_tokenizer(self, added_tokens: AddedTokens | None = None) -> BasicTokenizer:
         """The words of `tensorflow_text.BasicTokenizer` with these options (the vocabulary learner splits
         with the same one); output string [..., words], a scalar giving [1, words], like tensorflow_text."""
@@ -158,6 +173,15 @@ class HfRecipe:
                     "do_basic_tokenize=False (transformers then neither normalizes nor lowercases); "
                     "drop it or pass lower_case=False"
                 )
+
+    @classmethod
+    def from_keras_hub_options(cls, *, lowercase: bool, strip_accents: bool | None) -> "HfRecipe":
+        """keras-hub's two options (the Keras `WordPieceTokenizer`'s), Hugging Face's meaning.
+
+        >>> HfRecipe.from_keras_hub_options(lowercase=True, strip_accents=False).strips_accents
+        False
+        """
+        return cls(lower_case=bool(lowercase), strip_accents=strip_accents)
 
     @property
     def strips_accents(self) -> bool:
