@@ -22,8 +22,9 @@ backend, return its arrays (ragged ids as Python lists): `tf_wordpiece.keras_bac
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from typing import Sequence
+from typing import ClassVar, Sequence
 
 import keras
 import tensorflow as tf
@@ -31,12 +32,14 @@ import tensorflow as tf
 from tf_wordpiece.bert.keras_hub_compat import KerasHubWordPiece
 from tf_wordpiece.bert.packing import FixedLengthTemplate
 from tf_wordpiece.bert.post_processors import Segment
+from tf_wordpiece.bert.recipes import RECIPES, HfRecipe, TfTextRecipe
 from tf_wordpiece.bert_tokenizer.tokenizer import BertTokenizer
 from tf_wordpiece.cores import capabilities, cores_that
 from tf_wordpiece.keras_backends import backend_outputs, takes_tensorflow_inputs, to_tensorflow
+from tf_wordpiece.messages import check_choice
 from tf_wordpiece.vocab import read_vocab_file
 
-TEMPLATES = ("tf_text", "hf")
+TEMPLATES = tuple(RECIPES)  # BertInputsPacker's template: the recipe whose trimming it runs
 COMPATS = ("tf_text", "hf", "keras_hub")
 CORES = tuple(cores_that(compiles=False))  # a layer's graph runs inside Keras' own: no XLA-compiled core
 
@@ -122,17 +125,10 @@ class WordPieceTokenizer(keras.layers.Layer):
             raise ValueError(f"sequence_length: expected a positive int or None, got {sequence_length!r}")
         if dtype not in ("int32", "int64"):
             raise ValueError(f"dtype: expected 'int32' or 'int64' (token ids), got {dtype!r}")
-        _check_compat_options(compat, split=split, split_on_cjk=split_on_cjk, special_tokens=special_tokens)
-        if core not in CORES or (compat == "keras_hub" and core != "string"):
-            raise ValueError(
-                f"core: expected one of {list(CORES)} ('string' with compat='keras_hub'), got {core!r} "
-                f"with compat={compat!r}"
-            )
-        if compat == "tf_text" and strip_accents is not None and strip_accents != lowercase:
-            raise ValueError(
-                f"strip_accents: {strip_accents!r} with lowercase={lowercase!r} needs compat='hf'; "
-                "tensorflow_text strips accents exactly when it lowercases"
-            )
+        recipe = _layer_recipe(
+            compat, lowercase=lowercase, strip_accents=strip_accents, split=split, split_on_cjk=split_on_cjk
+        )
+        recipe.check_layer_options(special_tokens=special_tokens, core=core)
         kwargs.pop("trainable", None)  # saved by get_config; the layer has no weights
         super().__init__(dtype=dtype, trainable=False, **kwargs)
         takes_tensorflow_inputs(self)  # strings and lists reach `call` as they are, on every backend
@@ -146,29 +142,14 @@ class WordPieceTokenizer(keras.layers.Layer):
         self.compat = compat
         self.special_tokens = list(special_tokens) if special_tokens else None
         self.core = core
-        if compat == "keras_hub":
-            self._tokenizer = KerasHubWordPiece(
-                self.vocabulary,
-                lowercase=self.lowercase,
-                strip_accents=bool(strip_accents),
-                split=self.split,
-                split_on_cjk=self.split_on_cjk,
-                suffix_indicator=suffix_indicator,
-                oov_token=oov_token,
-            )
-            return
-        options = dict(
-            compat=compat,
-            lower_case=self.lowercase,
-            unknown_token=oov_token,
+        self._tokenizer = recipe.tokenizer(
+            self.vocabulary,
+            oov_token=oov_token,
             suffix_indicator=suffix_indicator,
             special_tokens=self.special_tokens,
-            token_out_type=tf.as_dtype(dtype),
+            dtype=dtype,
             core=core,
         )
-        if compat == "hf":
-            options["strip_accents"] = strip_accents
-        self._tokenizer = BertTokenizer(self.vocabulary, **options)
 
     @backend_outputs
     def call(self, inputs):
@@ -253,19 +234,83 @@ class WordPieceTokenizer(keras.layers.Layer):
         return cls(**config)
 
 
-def _check_compat_options(compat: str, *, split: bool, split_on_cjk: bool, special_tokens) -> None:
-    """A ValueError naming the option when it does not fit `compat`."""
-    if compat not in COMPATS:
-        raise ValueError(f"compat: expected one of {list(COMPATS)}, got {compat!r}")
-    if compat != "keras_hub" and (not split or not split_on_cjk):
+def _layer_recipe(
+    compat: str, *, lowercase: bool, strip_accents: bool | None, split: bool, split_on_cjk: bool
+) -> "_BertLayerRecipe | _KerasHubLayerRecipe":
+    """The recipe `compat` names, from keras-hub's option names; a ValueError naming an option it does not take."""
+    check_choice("compat", compat, COMPATS)
+    if compat == _KerasHubLayerRecipe.compat:
+        return _KerasHubLayerRecipe(
+            lowercase=bool(lowercase),
+            strip_accents=bool(strip_accents),
+            split=bool(split),
+            split_on_cjk=bool(split_on_cjk),
+        )
+    if not split or not split_on_cjk:
         raise ValueError(
             f"split, split_on_cjk: keras-hub's options (got split={split!r}, split_on_cjk="
             f"{split_on_cjk!r}) need compat='keras_hub', got compat={compat!r}"
         )
-    if compat == "keras_hub" and special_tokens:
-        raise ValueError(
-            f"special_tokens: not offered with compat='keras_hub' (got {list(special_tokens)!r}); "
-            "use compat='tf_text' or 'hf', or add the ids after tokenizing"
+    return _BertLayerRecipe(RECIPES[compat].from_keras_hub_options(lowercase=lowercase, strip_accents=strip_accents))
+
+
+class _LayerRecipeChecks:
+    """What a layer recipe takes besides its own options: `special_tokens` (if `takes_special_tokens`) and `core`."""
+
+    compat: ClassVar[str]
+    takes_special_tokens: ClassVar[bool]
+    cores: ClassVar[tuple[str, ...]]
+
+    def check_layer_options(self, *, special_tokens: Sequence[str] | None, core: str) -> None:
+        if special_tokens and not self.takes_special_tokens:
+            raise ValueError(
+                f"special_tokens: not offered with compat={self.compat!r} (got {list(special_tokens)!r}); "
+                "use compat='tf_text' or 'hf', or add the ids after tokenizing"
+            )
+        elsewhere = f" (core={core!r} needs compat='tf_text' or 'hf')" if core in CORES else ""
+        check_choice("core", core, self.cores, note=f" with compat={self.compat!r}{elsewhere}")
+
+
+@dataclasses.dataclass(frozen=True)
+class _BertLayerRecipe(_LayerRecipeChecks):
+    """compat="tf_text" or "hf": `BertTokenizer` with that recipe (its ids are the peer's)."""
+
+    recipe: TfTextRecipe | HfRecipe
+    takes_special_tokens: ClassVar[bool] = True
+    cores: ClassVar[tuple[str, ...]] = CORES
+
+    @property
+    def compat(self) -> str:
+        return self.recipe.compat
+
+    def tokenizer(self, vocabulary: list[str], *, oov_token, suffix_indicator, special_tokens, dtype, core):
+        return BertTokenizer(
+            vocabulary,
+            compat=self.recipe.compat,
+            unknown_token=oov_token,
+            suffix_indicator=suffix_indicator,
+            special_tokens=special_tokens,
+            token_out_type=tf.as_dtype(dtype),
+            core=core,
+            **dataclasses.asdict(self.recipe),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class _KerasHubLayerRecipe(_LayerRecipeChecks):
+    """compat="keras_hub": keras-hub's own WordPieceTokenizer rules (`KerasHubWordPiece`), string ops only."""
+
+    lowercase: bool
+    strip_accents: bool
+    split: bool
+    split_on_cjk: bool
+    compat: ClassVar[str] = "keras_hub"
+    takes_special_tokens: ClassVar[bool] = False
+    cores: ClassVar[tuple[str, ...]] = ("string",)
+
+    def tokenizer(self, vocabulary: list[str], *, oov_token, suffix_indicator, special_tokens, dtype, core):
+        return KerasHubWordPiece(
+            vocabulary, suffix_indicator=suffix_indicator, oov_token=oov_token, **dataclasses.asdict(self)
         )
 
 
@@ -299,17 +344,15 @@ class BertInputsPacker(keras.layers.Layer):
             raise ValueError(
                 f"sequence_length: expected an int >= 3 ([CLS], [SEP] and a token), got {sequence_length!r}"
             )
-        if template not in TEMPLATES:
-            raise ValueError(f"template: expected one of {list(TEMPLATES)}, got {template!r}")
+        check_choice("template", template, TEMPLATES)
         kwargs.pop("trainable", None)
         kwargs.pop("dtype", None)  # the outputs are int32 and bool
         super().__init__(trainable=False, dtype="int32", **kwargs)
         takes_tensorflow_inputs(self)  # ragged lists and tf tensors reach `call` as they are, on every backend
         self.sequence_length, self.template = sequence_length, template
         self.cls_id, self.sep_id, self.pad_id = int(cls_id), int(sep_id), int(pad_id)
-        trimming = "round_robin" if template == "tf_text" else "longest_first"
         self._packer = FixedLengthTemplate(
-            cls_id=self.cls_id, sep_id=self.sep_id, pad_id=self.pad_id, trimming=trimming
+            cls_id=self.cls_id, sep_id=self.sep_id, pad_id=self.pad_id, trimming=RECIPES[template].trimming
         )
 
     @backend_outputs
@@ -329,6 +372,19 @@ class BertInputsPacker(keras.layers.Layer):
             "segment_ids": tf.cast(enc.type_ids, tf.int32),
             "padding_mask": tf.cast(enc.attention_mask, tf.bool),
         }
+
+    def pack_flat(self, ids, counts) -> dict[str, tf.Tensor]:
+        """One segment given flat, in int32 arithmetic only (TFLite builtins, TF.js): int32 ids [k] and ids per
+        row [n] -> the inputs of `call` on those rows, each [n, sequence_length] (`FixedLengthTemplate.pack_flat`).
+
+        >>> packer = BertInputsPacker(sequence_length=4, cls_id=101, sep_id=102)
+        >>> packer.pack_flat(tf.constant([7, 8, 9]), tf.constant([1, 2]))["token_ids"].numpy().tolist()
+        [[101, 7, 102, 0], [101, 8, 9, 102]]
+        """
+        tokens, mask = self._packer.pack_flat(
+            tf.cast(ids, tf.int32), tf.cast(counts, tf.int32), seq_length=self.sequence_length
+        )
+        return {"token_ids": tokens, "segment_ids": tf.zeros_like(tokens), "padding_mask": mask}
 
     def compute_output_spec(self, inputs):
         first = inputs[0] if isinstance(inputs, (list, tuple)) else inputs

@@ -23,12 +23,14 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from tf_wordpiece.bert.recipes import RECIPES
 from tf_wordpiece.keras_backends import TextPipeline, backend_outputs, is_raw, tensorflow_backend, to_tensorflow
 from tf_wordpiece.keras_layers import BertInputsPacker, WordPieceTokenizer
+from tf_wordpiece.messages import check_choice
 
-# keras-hub's `truncate` names -> BertInputsPacker's templates (tensorflow_text's RoundRobinTrimmer, which
-# keras-hub's "round_robin" runs, or Hugging Face's longest_first).
-TRUNCATIONS = {"round_robin": "tf_text", "longest_first": "hf"}
+# keras-hub's `truncate` names are the recipes' trimmings ("round_robin": tensorflow_text's RoundRobinTrimmer,
+# which keras-hub runs; "longest_first": Hugging Face's) -> BertInputsPacker's template, the recipe's compat.
+TRUNCATIONS = {recipe.trimming: compat for compat, recipe in RECIPES.items()}
 SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[PAD]")
 
 
@@ -86,11 +88,7 @@ class BertTextClassifierPreprocessor(keras.layers.Layer):
         truncate: str = "round_robin",
         **kwargs,
     ):
-        if truncate not in TRUNCATIONS:
-            raise ValueError(
-                f"truncate: expected one of {list(TRUNCATIONS)}, got {truncate!r} "
-                "(keras-hub's 'waterfall' is not offered)"
-            )
+        check_choice("truncate", truncate, TRUNCATIONS, note=" (keras-hub's 'waterfall' is not offered)")
         kwargs.pop("trainable", None)  # saved by get_config; the layer has no weights
         kwargs.pop("dtype", None)  # the outputs are int32 and bool
         super().__init__(trainable=False, dtype="int32", **kwargs)
@@ -147,27 +145,7 @@ class BertTextClassifierPreprocessor(keras.layers.Layer):
         [[2, 4, 5, 3], [2, 3, 0, 0], [2, 4, 3, 0]]
         """
         out = self.tokenizer.tokenize_bytes(data, row_lengths)
-        return self._pack_flat(out["token_ids"], out["row_lengths"])
-
-    def _pack_flat(self, ids: tf.Tensor, counts: tf.Tensor) -> dict[str, tf.Tensor]:
-        """Flat int32 ids [k] and ids per string [n] -> dense inputs [n, sequence_length], one segment.
-
-        Position arithmetic on int32 alone, since TFLite's builtins divide no
-        int64 (the two-segment packer's trimming does) and TF.js has no int64.
-        """
-        position = tf.range(self.sequence_length)[None, :]  # [1, L]
-        start = tf.cumsum(counts, exclusive=True)[:, None]  # [n, 1]
-        kept = tf.minimum(counts, self.sequence_length - 2)[:, None]  # both truncations keep one segment's head
-        inside = (position >= 1) & (position <= kept)
-        padded = tf.concat([ids, [self.pad_id]], 0)  # the last index reads [PAD], in range even with no ids
-        tokens = tf.gather(padded, tf.where(inside, start + position - 1, tf.size(ids)))
-        tokens = tf.where(position == kept + 1, self.sep_id, tokens)
-        tokens = tf.where(position == 0, self.cls_id, tokens)
-        return {
-            "token_ids": tokens,
-            "segment_ids": tf.zeros_like(tokens),
-            "padding_mask": position <= kept + 1,
-        }
+        return self.packer.pack_flat(out["token_ids"], out["row_lengths"])
 
     def compute_output_spec(self, x, y=None, sample_weight=None):
         first = x[0] if isinstance(x, tuple) else x

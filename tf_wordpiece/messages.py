@@ -21,6 +21,23 @@ def counted(count: int, noun: str, plural: str | None = None) -> str:
     return f"{count} {noun if count == 1 else plural or noun + 's'}"
 
 
+def check_choice(name: str, value, choices, *, others: str = "", note: str = "") -> None:
+    """A ValueError naming the argument `name`, its choices and `value` when `value` is not one of `choices`.
+
+    The one wording of "expected one of" for every option that takes one of a
+    few names: `others` lists further accepted values in words (", True or
+    None"), `note` says more after the value (" (keras-hub's 'waterfall' is
+    not offered)").
+
+    >>> check_choice("offsets", "original", ("original", "normalized"))
+    >>> check_choice("offsets", "chars", ("original", "normalized"))
+    Traceback (most recent call last):
+    ValueError: offsets: expected one of ['original', 'normalized'], got 'chars'
+    """
+    if value not in list(choices):
+        raise ValueError(f"{name}: expected one of {list(choices)}{others}, got {value!r}{note}")
+
+
 def shown_path(path: str | bytes | os.PathLike) -> str:
     """A file name as the user typed it, for messages: bytes that are not UTF-8 are shown as `\\xe9` escapes.
 

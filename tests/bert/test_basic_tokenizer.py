@@ -180,7 +180,7 @@ def test_scalar_as_batch(scalar_as_batch, expected):
 
 
 def test_invalid_utf8_option_is_checked():
-    with pytest.raises(ValueError, match="invalid_utf8: expected 'keep' or 'replace', got 'drop'"):
+    with pytest.raises(ValueError, match=r"invalid_utf8: expected one of \['keep', 'replace'\], got 'drop'"):
         BasicTokenizer(
             normalizers.tf_text_normalizer(**TF_LOWER), pre_tokenizers.tf_text_pre_tokenizer(), invalid_utf8="drop"
         )

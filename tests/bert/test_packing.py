@@ -206,3 +206,20 @@ def test_bert_pack_inputs_with_compat_hf_match_hf(tmp_path):
     assert got["input_mask"].numpy().tolist() == [e.attention_mask for e in want]
     single = module.bert_pack_inputs(tf.constant(a))["input_word_ids"].numpy().tolist()
     assert single == [e.ids for e in peer.encode_batch(a)]
+
+
+@pytest.mark.parametrize("trimming", ["round_robin", "longest_first"])
+def test_pack_flat_gives_packs_rows(trimming):
+    """Issue 41: one packer. The flat int32 form (what `pack_bytes` runs) equals `pack` on one segment."""
+    rows = [[7, 8, 9, 10, 11], [], [5], [1, 2, 3]]
+    template = FixedLengthTemplate(cls_id=CLS, sep_id=SEP, pad_id=3, trimming=trimming)
+    for seq_length in (2, 3, 5, 8):
+        ids, mask = template.pack_flat(
+            tf.constant([t for r in rows for t in r], tf.int32),
+            tf.constant([len(r) for r in rows]),
+            seq_length=seq_length,
+        )
+        want = template.pack([segment(rows)], seq_length=seq_length)
+        assert ids.dtype == tf.int32 and mask.dtype == tf.bool
+        assert ids.numpy().tolist() == want.ids.numpy().tolist()
+        assert mask.numpy().astype(int).tolist() == want.attention_mask.numpy().tolist()

@@ -4,6 +4,7 @@ they build; HfRecipe(do_basic_tokenize=False) against a pure-Python twin of tran
 from __future__ import annotations
 
 import dataclasses
+from typing import Optional
 
 import numpy as np
 import pytest
@@ -37,6 +38,36 @@ def test_every_option_refuses_the_wrong_type_naming_itself(recipe, name, kind):
 def test_limits_below_zero_are_value_errors(recipe, name):
     with pytest.raises(ValueError, match=rf"^{name}: expected an int >= 0 or None, got -1$"):
         recipe(**{name: -1})
+
+
+def test_option_types_are_checked_by_the_real_type_however_spelled():
+    """Issue 41: the check matched annotation strings, so `Optional[bool]` (not the string "bool | None") skipped it."""
+    from tf_wordpiece.bert.recipes import check_option_types
+
+    @dataclasses.dataclass
+    class Spelled:
+        flag: Optional[bool] = None
+        limit: Optional[int] = None
+        name: Optional[str] = None
+        strict: bool = False
+
+    check_option_types(Spelled(flag=None, limit=3, name="x"))  # accepted
+    for field, value, error in [
+        ("flag", 1, TypeError),
+        ("limit", "3", TypeError),
+        ("limit", -1, ValueError),
+        ("name", 3, TypeError),
+        ("strict", None, TypeError),
+    ]:
+        with pytest.raises(error, match=rf"^{field}: expected .*, got {value!r}$"):
+            check_option_types(Spelled(**{field: value}))
+
+    @dataclasses.dataclass
+    class Unchecked:
+        ratio: float = 0.5
+
+    with pytest.raises(TypeError, match="ratio: a recipe option is a bool, int or str"):
+        check_option_types(Unchecked())
 
 
 def test_none_for_a_true_false_option_is_refused_through_the_tokenizer():

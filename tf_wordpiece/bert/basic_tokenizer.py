@@ -13,6 +13,7 @@ from tf_wordpiece.bert.added_tokens import AddedTokens
 from tf_wordpiece.bert.composition import Composer
 from tf_wordpiece.bert.normalizers import Normalizer
 from tf_wordpiece.bert.pre_tokenizers import PreTokenizer
+from tf_wordpiece.messages import check_choice
 from tf_wordpiece.shapes import map_over_strings, rows_and_positions, rows_of_values, rows_to_splits, scalar_as_batch
 from tf_wordpiece.unicode import tables as ut
 from tf_wordpiece.unicode.classes import ISOLATED
@@ -20,6 +21,7 @@ from tf_wordpiece.unicode.utf8 import ahead, behind
 
 # tensorflow_text's `preserve_unused_token` pattern (python/ops/bert_tokenizer.py).
 _UNUSED_TOKEN_BODY = r"unused\d+"
+INVALID_UTF8_MODES = ("keep", "replace")  # tensorflow_text keeps invalid UTF-8 bytes; Hugging Face reads U+FFFD
 
 
 class Words(NamedTuple):
@@ -45,6 +47,19 @@ class Words(NamedTuple):
     normalized_begin: tf.RaggedTensor
     normalized_end: tf.RaggedTensor
     added_id: tf.Tensor | None
+
+
+class _Chars(NamedTuple):
+    """A flat batch's characters after normalization, each [m]: code points (an added token's marker is
+    negative), classes, rows, byte begin and end in the original strings and in the normalized ones."""
+
+    normalized: tf.Tensor
+    classes: tf.Tensor
+    rows: tf.Tensor
+    begin: tf.Tensor
+    end: tf.Tensor
+    normalized_begin: tf.Tensor
+    normalized_end: tf.Tensor
 
 
 class BasicTokenizer(TokenizerWithOffsets):
@@ -91,8 +106,7 @@ class BasicTokenizer(TokenizerWithOffsets):
     ):
         super().__init__()
         self.scalar_as_batch = scalar_as_batch
-        if invalid_utf8 not in ("keep", "replace"):
-            raise ValueError(f"invalid_utf8: expected 'keep' or 'replace', got {invalid_utf8!r}")
+        check_choice("invalid_utf8", invalid_utf8, INVALID_UTF8_MODES)
         self.invalid_utf8 = invalid_utf8
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
@@ -154,7 +168,18 @@ class BasicTokenizer(TokenizerWithOffsets):
         return tuple(tf.RaggedTensor.from_row_splits(t, splits, validate=False) for t in outputs)
 
     def split(self, strings: tf.Tensor) -> Words:
-        """string [n] -> Words, with each character's offsets: what `WordpieceTokenizer.tokenize_words` takes."""
+        """string [n] -> Words, with each character's offsets: what `WordpieceTokenizer.tokenize_words` takes.
+
+        Three steps: the code points with their byte offsets (`_code_points`),
+        normalized and classified (`_normalized`), grouped into words (`_words`).
+        """
+        code_points, rows, begin, end = self._code_points(strings)
+        chars = self._normalized(code_points, rows, begin, end)
+        return self._words(strings, chars)
+
+    def _code_points(self, strings: tf.Tensor) -> tuple:
+        """string [n] -> (code points, rows, begin, end) [m]: invalid UTF-8 read as `invalid_utf8` says,
+        raw-text added tokens one (negative) code point each; byte offsets into the strings."""
         chars, starts = tf.strings.unicode_decode_with_offsets(
             strings, "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8
         )
@@ -170,7 +195,10 @@ class BasicTokenizer(TokenizerWithOffsets):
 
         if self.added_tokens.raw:
             code_points, rows, begin, end = self._mark_raw_added_tokens(code_points, rows, begin, end)
+        return code_points, rows, begin, end
 
+    def _normalized(self, code_points, rows, begin, end) -> _Chars:
+        """The normalizer's code points, their classes, rows and offsets (original and normalized bytes)."""
         # One lookup gives each code point's normalization row and, where it
         # maps to one code point, that code point's class.
         packed = self._fused(tf.maximum(code_points, 0) if self.added_tokens.raw else code_points)
@@ -193,6 +221,11 @@ class BasicTokenizer(TokenizerWithOffsets):
             normalized, classes, rows, begin, end, normalized_begin, normalized_end = self._match_normalized(
                 normalized, classes, rows, begin, end, normalized_begin, normalized_end
             )
+        return _Chars(normalized, classes, rows, begin, end, normalized_begin, normalized_end)
+
+    def _words(self, strings: tf.Tensor, chars: _Chars) -> Words:
+        """The pre-tokenizer's words of the characters, their text (added tokens by index) and offsets."""
+        normalized, classes, rows, begin, end, normalized_begin, normalized_end = chars
         spans = self.pre_tokenizer.split(classes, rows)
         row_splits = spans.row_splits
         if self.preserve_unused_token:
@@ -201,14 +234,14 @@ class BasicTokenizer(TokenizerWithOffsets):
         def per_word(values):
             return tf.RaggedTensor.from_row_splits(tf.gather(values, spans.kept), row_splits, validate=False)
 
-        chars = per_word(normalized)
-        first = tf.gather(spans.kept, chars.row_starts())
+        word_chars = per_word(normalized)
+        first = tf.gather(spans.kept, word_chars.row_starts())
         char_begin, char_end = per_word(begin), per_word(end)
-        text = _encode(chars)
+        text = _encode(word_chars)
         if self.invalid_utf8 == "keep":  # tensorflow_text keeps invalid UTF-8 as its bytes, which no piece matches
             text = tf.cond(
-                tf.reduce_any(chars.flat_values == ut.INVALID_UTF8),
-                lambda: _encode_keeping_invalid_bytes(chars, text, strings, per_word(rows), char_begin, char_end),
+                tf.reduce_any(word_chars.flat_values == ut.INVALID_UTF8),
+                lambda: _encode_keeping_invalid_bytes(word_chars, text, strings, per_word(rows), char_begin, char_end),
                 lambda: text,
             )
         added_id = None

@@ -87,17 +87,36 @@ class Composer(tf.Module):
     def __call__(self, code_points: tf.Tensor, rows: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
         """int32 code points [m] (negative ones stay, and block), their rows [m] (non-decreasing) ->
         (composed code points [k], int32 [k] the input index of each one's first constituent,
-        int32 [m] the output each input code point went into)."""
+        int32 [m] the output each input code point went into).
+
+        Three steps: canonical ordering (`_canonical_order`), the segments
+        that compose (`_segments`), composition in each (`_compose`).
+        """
         code_points = tf.cast(code_points, tf.int32)
         m = tf.size(code_points)
         position = tf.range(m)
-        valid = code_points >= 0
         row_start, run, run_start, order, ccc = self._canonical_order(code_points, rows)
         cps = tf.gather(code_points, order)
+        loop_pos, seg_start, seg_length = self._segments(code_points, cps, order, ccc, row_start, run, run_start)
+        cps, owner = self._compose(cps, ccc, loop_pos, seg_start, seg_length)
+        kept = owner == position
+        keep = tf.reshape(tf.where(kept), [-1])
+        numbered = tf.cumsum(tf.cast(kept, tf.int32)) - 1  # output index of each kept position
+        owner_out = tf.scatter_nd(order[:, None], tf.gather(numbered, owner), [m])  # back in input order
+        return tf.gather(cps, keep), tf.gather(order, keep), owner_out
 
-        # 2. Composition, segment by segment. A mark preceded by _MAX_CHAIN marks of its class (since
-        # the starter) can never combine: skipping it bounds the loop however long a run of marks is.
-        # It still blocks: a class-0 character after it starts a segment of its own.
+    def _segments(self, code_points, cps, order, ccc, row_start, run, run_start) -> tuple:
+        """The code points in canonical order -> (loop_pos, seg_start, seg_length): the positions the loop
+        visits (int32, in order), each segment's first index into them and its length.
+
+        A mark preceded by _MAX_CHAIN marks of its class (since the starter)
+        can never combine: skipping it bounds the loop however long a run of
+        marks is. It still blocks: a class-0 character after it starts a
+        segment of its own.
+        """
+        m = tf.size(code_points)
+        position = tf.range(m)
+        valid = code_points >= 0
         group = run | (ccc != tf.concat([[-1], ccc[:-1]], 0))[:m]
         rank = position - tf.gather(tf.boolean_mask(position, group), tf.cumsum(tf.cast(group, tf.int32)) - 1)
         skip = (ccc > 0) & (rank >= _MAX_CHAIN)
@@ -110,12 +129,17 @@ class Composer(tf.Module):
         seg_start = tf.reshape(tf.where(tf.gather(start, loop_pos)), [-1])
         seg_start = tf.cast(seg_start, tf.int32)  # index into loop_pos
         seg_length = tf.concat([seg_start[1:], tf.shape(loop_pos)], 0) - seg_start
+        return loop_pos, seg_start, seg_length
+
+    def _compose(self, cps, ccc, loop_pos, seg_start, seg_length) -> tuple[tf.Tensor, tf.Tensor]:
+        """Composition, all segments at once, one loop step per code point of the longest ->
+        (cps with composites written over their starters, owner: the (sorted) position each went into)."""
         first = tf.gather(loop_pos, seg_start)
         first_is_starter = tf.gather(ccc, first) == 0
         cur_pos = tf.where(first_is_starter, first, -1)
         cur_val = tf.where(first_is_starter, tf.gather(cps, first), -1)
         last = tf.where(first_is_starter, -1, tf.gather(ccc, first))
-        owner = position  # (sorted) position of the code point each one went into
+        owner = tf.range(tf.size(cps))  # (sorted) position of the code point each one went into
 
         def step(k, cps, owner, cur_pos, cur_val, last):
             active = tf.reshape(tf.where(seg_length > k), [-1])
@@ -150,11 +174,7 @@ class Composer(tf.Module):
         _, cps, owner, *_ = tf.while_loop(
             lambda k, *_: k < longest, step, (tf.constant(1), cps, owner, cur_pos, cur_val, last)
         )
-        kept = owner == position
-        keep = tf.reshape(tf.where(kept), [-1])
-        numbered = tf.cumsum(tf.cast(kept, tf.int32)) - 1  # output index of each kept position
-        owner_out = tf.scatter_nd(order[:, None], tf.gather(numbered, owner), [m])  # back in input order
-        return tf.gather(cps, keep), tf.gather(order, keep), owner_out
+        return cps, owner
 
 
 @functools.cache

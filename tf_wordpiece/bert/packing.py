@@ -16,6 +16,7 @@ import tensorflow as tf
 
 from tf_wordpiece.bert import budgets
 from tf_wordpiece.bert.post_processors import Encoding, Segment, head, truncate
+from tf_wordpiece.messages import check_choice
 
 TRIMMERS = ("round_robin", "longest_first")
 
@@ -43,8 +44,7 @@ class FixedLengthTemplate:
     """
 
     def __init__(self, *, cls_id: int, sep_id: int, pad_id: int = 0, trimming: str = "round_robin"):
-        if trimming not in TRIMMERS:
-            raise ValueError(f"trimming: expected one of {list(TRIMMERS)}, got {trimming!r}")
+        check_choice("trimming", trimming, TRIMMERS)
         self.cls_id, self.sep_id, self.pad_id = int(cls_id), int(sep_id), int(pad_id)
         self.trimming = trimming
 
@@ -71,6 +71,30 @@ class FixedLengthTemplate:
                 if s is not None
             ]
         return self._write(segments, seq_length)
+
+    def pack_flat(self, ids: tf.Tensor, counts: tf.Tensor, *, seq_length: int) -> tuple[tf.Tensor, tf.Tensor]:
+        """One segment given flat: ids [k] and ids per row `counts` [n] -> (ids [n, seq_length], bool mask).
+
+        The same rows as `pack` with one segment (both trimmings keep a
+        segment's first `seq_length - 2` tokens), in the dtype of `ids`
+        (int32 for TFLite's builtins, which divide no int64, and TF.js,
+        which has no int64), from position arithmetic alone.
+
+        >>> ids, mask = FixedLengthTemplate(cls_id=1, sep_id=2).pack_flat(
+        ...     tf.constant([7, 8, 9]), tf.constant([1, 0, 2]), seq_length=4)
+        >>> ids.numpy().tolist(), mask.numpy().astype(int).tolist()
+        ([[1, 7, 2, 0], [1, 2, 0, 0], [1, 8, 9, 2]], [[1, 1, 1, 0], [1, 1, 0, 0], [1, 1, 1, 1]])
+        """
+        counts = tf.cast(counts, ids.dtype)
+        position = tf.range(seq_length, dtype=ids.dtype)[None, :]  # [1, L]
+        start = tf.cumsum(counts, exclusive=True)[:, None]  # [n, 1]
+        kept = tf.minimum(counts, seq_length - 2)[:, None]
+        inside = (position >= 1) & (position <= kept)
+        padded = tf.concat([ids, tf.constant([self.pad_id], ids.dtype)], 0)  # the last index reads pad_id
+        tokens = tf.gather(padded, tf.where(inside, start + position - 1, tf.size(ids, out_type=ids.dtype)))
+        tokens = tf.where(position == kept + 1, tf.constant(self.sep_id, ids.dtype), tokens)
+        tokens = tf.where(position == 0, tf.constant(self.cls_id, ids.dtype), tokens)
+        return tokens, position <= kept + 1
 
     def _write(self, segments: list[Segment], seq_length: int) -> Encoding:
         """Each segment's tokens at their positions, `[SEP]` after each, dense position arithmetic only."""

@@ -17,6 +17,8 @@ from typing import Mapping, NamedTuple, Sequence
 
 import tensorflow as tf
 
+from tf_wordpiece.messages import check_choice
+
 TRUNCATION_STRATEGIES = ("longest_first", "only_first", "only_second")
 PADDING_STRATEGIES = ("longest", "max_length")
 SEQUENCES = ("A", "B")
@@ -218,10 +220,10 @@ def check_encode_options(
         padding = "longest"
     if padding is False:
         padding = None
-    if truncation is not None and truncation not in TRUNCATION_STRATEGIES:
-        raise ValueError(f"truncation: expected one of {list(TRUNCATION_STRATEGIES)}, True or None, got {truncation!r}")
-    if padding is not None and padding not in PADDING_STRATEGIES:
-        raise ValueError(f"padding: expected one of {list(PADDING_STRATEGIES)}, True or None, got {padding!r}")
+    if truncation is not None:
+        check_choice("truncation", truncation, TRUNCATION_STRATEGIES, others=", True or None")
+    if padding is not None:
+        check_choice("padding", padding, PADDING_STRATEGIES, others=", True or None")
     if max_length is not None and (isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 0):
         raise ValueError(f"max_length: expected a non-negative int, got {max_length!r}")
     if max_length is None and (truncation is not None or padding == "max_length"):

@@ -18,11 +18,14 @@ max_input_chars_per_word=100, max_bytes_per_word=None)
 from __future__ import annotations
 
 import dataclasses
+import types
+import typing
 from typing import ClassVar, Mapping
 
 from tf_wordpiece.bert import normalizers, pre_tokenizers
 from tf_wordpiece.bert.added_tokens import AddedTokens
 from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
+from tf_wordpiece.messages import check_choice
 from tf_wordpiece.unicode.normalization import NORMALIZATION_FORMS
 
 # The added tokens of Hugging Face's BERT tokenizers, used in compat="hf" when present in the vocabulary.
@@ -57,6 +60,10 @@ class TfTextRecipe:
     """
 
     compat: ClassVar[str] = "tf_text"
+    # A scalar string gives a batch of one ([1, words, pieces]), as tensorflow_text's BertTokenizer.
+    scalar_as_batch: ClassVar[bool] = True
+    # How two segments share a fixed length: tensorflow_text's RoundRobinTrimmer (`FixedLengthTemplate`).
+    trimming: ClassVar[str] = "round_robin"
 
     lower_case: bool = False
     keep_whitespace: bool = False
@@ -69,15 +76,27 @@ class TfTextRecipe:
 
     def __post_init__(self):
         check_option_types(self)
-        if self.normalization_form not in NORMALIZATION_FORMS:
-            raise ValueError(
-                f"normalization_form: expected one of {list(NORMALIZATION_FORMS)}, got {self.normalization_form!r}"
-            )
+        check_choice("normalization_form", self.normalization_form, NORMALIZATION_FORMS)
         if self.lower_case and self.normalization_form not in (None, "NFD"):
             raise ValueError(
                 "normalization_form: lower_case=True already applies NFD, got "
                 f"normalization_form={self.normalization_form!r}; pass None or 'NFD', or lower_case=False"
             )
+
+    @classmethod
+    def from_keras_hub_options(cls, *, lowercase: bool, strip_accents: bool | None) -> "TfTextRecipe":
+        """keras-hub's two options (the Keras `WordPieceTokenizer`'s): tensorflow_text strips accents exactly
+        when it lowercases, so `strip_accents` is None or equal to `lowercase`.
+
+        >>> TfTextRecipe.from_keras_hub_options(lowercase=True, strip_accents=None).lower_case
+        True
+        """
+        if strip_accents is not None and strip_accents != lowercase:
+            raise ValueError(
+                f"strip_accents: {strip_accents!r} with lowercase={lowercase!r} needs compat='hf'; "
+                "tensorflow_text strips accents exactly when it lowercases"
+            )
+        return cls(lower_case=bool(lowercase))
 
     def basic_tokenizer(self, added_tokens: AddedTokens | None = None) -> BasicTokenizer:
         """The words of `tensorflow_text.BasicTokenizer` with these options (the vocabulary learner splits
@@ -87,7 +106,7 @@ class TfTextRecipe:
             pre_tokenizers.tf_text_pre_tokenizer(keep_whitespace=self.keep_whitespace),
             added_tokens=added_tokens,
             preserve_unused_token=self.preserve_unused_token,
-            scalar_as_batch=True,
+            scalar_as_batch=self.scalar_as_batch,
         )
 
     def wordpiece_options(self) -> dict:
@@ -132,6 +151,8 @@ class HfRecipe:
     """
 
     compat: ClassVar[str] = "hf"
+    scalar_as_batch: ClassVar[bool] = False  # a scalar string gives one row ([words, pieces]), as tokenizers
+    trimming: ClassVar[str] = "longest_first"  # Hugging Face's truncation
 
     lower_case: bool = False
     clean_text: bool = True
@@ -153,6 +174,15 @@ class HfRecipe:
                     "drop it or pass lower_case=False"
                 )
 
+    @classmethod
+    def from_keras_hub_options(cls, *, lowercase: bool, strip_accents: bool | None) -> "HfRecipe":
+        """keras-hub's two options (the Keras `WordPieceTokenizer`'s), Hugging Face's meaning.
+
+        >>> HfRecipe.from_keras_hub_options(lowercase=True, strip_accents=False).strips_accents
+        False
+        """
+        return cls(lower_case=bool(lowercase), strip_accents=strip_accents)
+
     @property
     def strips_accents(self) -> bool:
         return self.lower_case if self.strip_accents is None else self.strip_accents
@@ -166,7 +196,13 @@ class HfRecipe:
         else:
             normalizer = normalizers.hf_normalizer(clean_text=False, strip_accents=False, lowercase=False)
             pre_tokenizer = pre_tokenizers.python_whitespace_pre_tokenizer()
-        return BasicTokenizer(normalizer, pre_tokenizer, added_tokens=added_tokens, invalid_utf8="replace")
+        return BasicTokenizer(
+            normalizer,
+            pre_tokenizer,
+            added_tokens=added_tokens,
+            invalid_utf8="replace",
+            scalar_as_batch=self.scalar_as_batch,
+        )
 
     def wordpiece_options(self) -> dict:
         return dict(max_bytes_per_word=self.max_bytes_per_word, max_chars_per_word=self.max_input_chars_per_word)
@@ -220,21 +256,42 @@ RECIPES = {recipe.compat: recipe for recipe in (TfTextRecipe, HfRecipe)}
 
 
 def check_option_types(recipe) -> None:
-    """A TypeError naming the first option of the wrong type, by the field's annotation: `bool` takes
-    True or False, `bool | None` also None, `int | None` an int >= 0 (a ValueError below 0) or None."""
+    """A TypeError naming the first option of the wrong type, by the field's type (resolved, however it is
+    spelled: `bool | None` or `Optional[bool]`): `bool` takes True or False, `int` an int >= 0 (a ValueError
+    below 0), `str` a str; each also None where the type allows it.
+
+    >>> @dataclasses.dataclass
+    ... class Options:
+    ...     flag: typing.Optional[bool] = None
+    >>> check_option_types(Options(flag=1))
+    Traceback (most recent call last):
+    TypeError: flag: expected True or False or None, got 1
+    """
+    hints = typing.get_type_hints(type(recipe))
     for field in dataclasses.fields(recipe):
-        value, kind = getattr(recipe, field.name), field.type
-        if kind in ("bool", "bool | None"):
-            if not (isinstance(value, bool) or (value is None and kind == "bool | None")):
-                expected = "True or False" + (" or None" if kind == "bool | None" else "")
-                raise TypeError(f"{field.name}: expected {expected}, got {value!r}")
-        elif kind == "int | None" and value is not None:
+        value = getattr(recipe, field.name)
+        kind, optional = _base_type(field.name, hints[field.name])
+        if value is None and optional:
+            continue
+        or_none = " or None" if optional else ""
+        if kind is bool and not isinstance(value, bool):
+            raise TypeError(f"{field.name}: expected True or False{or_none}, got {value!r}")
+        if kind is int:
             if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"{field.name}: expected an int >= 0 or None, got {value!r}")
+                raise TypeError(f"{field.name}: expected an int >= 0{or_none}, got {value!r}")
             if value < 0:
-                raise ValueError(f"{field.name}: expected an int >= 0 or None, got {value!r}")
-        elif kind == "str | None" and value is not None and not isinstance(value, str):
-            raise TypeError(f"{field.name}: expected a str or None, got {value!r}")
+                raise ValueError(f"{field.name}: expected an int >= 0{or_none}, got {value!r}")
+        if kind is str and not isinstance(value, str):
+            raise TypeError(f"{field.name}: expected a str{or_none}, got {value!r}")
+
+
+def _base_type(name: str, hint) -> tuple[type, bool]:
+    """A field's type -> (bool, int or str, whether None is allowed); another type is a TypeError (a recipe's bug)."""
+    args = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+    kinds = [arg for arg in args if arg is not type(None)]
+    if len(kinds) != 1 or kinds[0] not in (bool, int, str):
+        raise TypeError(f"{name}: a recipe option is a bool, int or str (or None), got the type {hint!r}")
+    return kinds[0], len(kinds) < len(args)
 
 
 def recipe_for(compat: str, options: Mapping) -> TfTextRecipe | HfRecipe:
@@ -243,8 +300,7 @@ def recipe_for(compat: str, options: Mapping) -> TfTextRecipe | HfRecipe:
     An option of the other mode given at its default (or None) changes nothing
     and is accepted, so settings can be passed around whole.
     """
-    if compat not in RECIPES:
-        raise ValueError(f"compat: expected one of {list(RECIPES)}, got {compat!r}")
+    check_choice("compat", compat, RECIPES)
     recipe = RECIPES[compat]
     own = _fields(recipe)
     foreign = {}

@@ -223,7 +223,7 @@ def _decoder(spec, fields: _Fields) -> WordPieceDecoder | None:
 
 def tokenizer_json(tokenizer) -> dict:
     """A compat="hf" BertTokenizer as a tokenizer.json object (truncation and padding off)."""
-    if tokenizer.compat != "hf":
+    if not isinstance(tokenizer.recipe, HfRecipe):  # the only recipe a tokenizer.json can express
         raise ValueError(
             f"compat: only compat='hf' tokenizers can be written as tokenizer.json, got {tokenizer.compat!r}"
         )

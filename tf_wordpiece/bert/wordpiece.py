@@ -8,7 +8,9 @@ one piece (or over a limit) as a whole, the text of pieces with no vocabulary
 id, offsets and output types. The matching of the other words is one of two
 algorithms, with the same results: `tf_wordpiece.bert.maxmatch` (the default)
 or `tf_wordpiece.bert.linmaxmatch`. With `compat="fast_wordpiece"` text is
-split into words first by `pre_tokenizers.fast_wordpiece_pre_tokenizer`.
+split into words first by `pre_tokenizers.fast_wordpiece_pre_tokenizer`. What
+each `compat` mode takes and does differently is its recipe's
+(`tf_wordpiece.bert.wordpiece_recipes`).
 """
 
 from __future__ import annotations
@@ -18,17 +20,17 @@ from typing import NamedTuple, Protocol
 import tensorflow as tf
 
 from tf_wordpiece.base import Detokenizer, TokenizerWithOffsets
-from tf_wordpiece.bert import normalizers
-from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer, Words
+from tf_wordpiece.bert.basic_tokenizer import Words
 from tf_wordpiece.bert.decoders import wordpiece_detokenize
 from tf_wordpiece.bert.linmaxmatch import LinMaxMatcher
 from tf_wordpiece.bert.maxmatch import MARK, UNKNOWN_CHARACTER, WHOLE_WORD, MaxMatcher
-from tf_wordpiece.bert.pre_tokenizers import fast_wordpiece_pre_tokenizer
+from tf_wordpiece.bert.wordpiece_recipes import ALGORITHMS as ALGORITHMS  # the matchers, by name
+from tf_wordpiece.bert.wordpiece_recipes import WORDPIECE_RECIPES, check_wordpiece_options, wordpiece_recipe
+from tf_wordpiece.messages import check_choice
 from tf_wordpiece.shapes import as_ids, gather_in_rows, map_over_strings, rows_to_splits, value_rows
 from tf_wordpiece.vocab import Vocab, VocabLike
 
-ALGORITHMS = ("linmaxmatch", "maxmatch")
-COMPAT_MODES = ("tf_text", "fast_wordpiece")
+COMPAT_MODES = tuple(WORDPIECE_RECIPES)
 OFFSET_MODES = ("original", "normalized")
 
 
@@ -146,43 +148,27 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         no_pretokenization: bool = False,
     ):
         super().__init__()
-        if compat not in COMPAT_MODES:
-            raise ValueError(f"compat: expected one of {list(COMPAT_MODES)}, got {compat!r}")
-        if compat == "fast_wordpiece":
-            _check_fast_wordpiece_options(
-                unknown_token=unknown_token,
-                split_unknown_characters=split_unknown_characters,
-                max_chars_per_token=max_chars_per_token,
+        self.recipe = wordpiece_recipe(compat, no_pretokenization=no_pretokenization)
+        self.recipe.check_options(
+            unknown_token=unknown_token,
+            split_unknown_characters=split_unknown_characters,
+            max_chars_per_token=max_chars_per_token,
+            max_chars_per_word=max_chars_per_word,
+        )
+        check_wordpiece_options(
+            algorithm=algorithm,
+            token_out_type=token_out_type,
+            unknown_token=unknown_token,
+            split_unknown_characters=split_unknown_characters,
+            limits=dict(
+                max_bytes_per_word=max_bytes_per_word,
                 max_chars_per_word=max_chars_per_word,
-            )
-        elif no_pretokenization:
-            raise ValueError(
-                "no_pretokenization=True: only for compat='fast_wordpiece'; drop it or pass compat='fast_wordpiece'"
-            )
-        if algorithm not in ALGORITHMS:
-            raise ValueError(f"algorithm: expected one of {list(ALGORITHMS)}, got {algorithm!r}")
-        if token_out_type not in (tf.int64, tf.int32, tf.string):
-            raise TypeError(f"token_out_type: expected tf.int64, tf.int32 or tf.string, got {token_out_type!r}")
-        if unknown_token is not None and (not isinstance(unknown_token, str) or not unknown_token):
-            raise ValueError(
-                f"unknown_token: expected a non-empty str in the vocabulary or None, got {unknown_token!r}"
-            )
-        if split_unknown_characters and algorithm != "maxmatch":
-            raise ValueError(f"split_unknown_characters: True needs algorithm='maxmatch', got algorithm={algorithm!r}")
-        for name, limit in (
-            ("max_bytes_per_word", max_bytes_per_word),
-            ("max_chars_per_word", max_chars_per_word),
-            ("max_chars_per_token", max_chars_per_token),
-        ):
-            if limit is not None and (not isinstance(limit, int) or limit < 0):
-                raise ValueError(f"{name}: expected a non-negative int or None, got {limit!r}")
+                max_chars_per_token=max_chars_per_token,
+            ),
+        )
         required = [] if unknown_token is None else [unknown_token]
         self.vocab = vocab if isinstance(vocab, Vocab) else Vocab(vocab, required=required)
-        if compat == "fast_wordpiece" and self.vocab.id_of(unknown_token) < 0:
-            raise ValueError(
-                f"unknown_token: {unknown_token!r} is not in the {self.vocab.source}, which "
-                "compat='fast_wordpiece' needs (as FastWordpieceTokenizer); add it or pass another"
-            )
+        self.recipe.check_unknown_token(self.vocab, unknown_token)
         if unknown_token is not None and self.vocab.id_of(unknown_token) < 0 and not self.vocab.has_oov_table:
             raise ValueError(
                 f"unknown_token: {unknown_token!r} is not in the {self.vocab.source}; add it or pass another"
@@ -203,9 +189,7 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         self.algorithm = algorithm
         self.compat = compat
         self.no_pretokenization = no_pretokenization
-        self._text_splitter = (
-            _fast_wordpiece_splitter() if compat == "fast_wordpiece" and not no_pretokenization else None
-        )
+        self._text_splitter = self.recipe.text_splitter()
         self._built_matcher: Matcher | None = None  # built on first use: a numeric-core BertTokenizer never needs it
 
     def _matcher(self) -> Matcher:
@@ -275,8 +259,7 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         for words over `max_bytes_per_word` (see `tf_text_unknown_ends`).
         Matched added tokens (`words.added_id`) are one piece each.
         """
-        if offsets not in OFFSET_MODES:
-            raise ValueError(f"offsets: expected one of {list(OFFSET_MODES)}, got {offsets!r}")
+        check_choice("offsets", offsets, OFFSET_MODES)
         pieces = self.tokenize_flat(words.text, words.added_id, n_chars=words.begin.row_lengths())
         if offsets == "original":
             char_begin, char_end = words.begin, words.end
@@ -303,7 +286,7 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
 
     def _unknown_ends(self, pieces: Pieces) -> tf.RaggedTensor:
         """Byte ends in each word, with tensorflow_text's rule for words over the byte limit."""
-        if self.compat == "fast_wordpiece":
+        if self.recipe.unknown_ends_at_word_end:
             return pieces.byte_end  # FastWordpieceTokenizer ends the unknown token at the word's end
         return self.tf_text_unknown_ends(pieces, pieces.byte_begin, pieces.byte_end)
 
@@ -349,7 +332,7 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
             self.vocab.token_tensor,
             self.suffix_indicator,
             "[UNK]" if self.unknown_token is None else self.unknown_token,
-            fast_wordpiece=self.compat == "fast_wordpiece",
+            fast_wordpiece=self.recipe.fast_wordpiece_detokenize,
         )
 
     def tokenize_flat(
@@ -479,24 +462,3 @@ def _pieces_in_word_order(as_single: tf.Tensor, walk_word: tf.Tensor, num_words:
     # One spare slot, sliced off: TFLite's ScatterNd divides by zero on an empty output.
     order = tf.scatter_nd(slot[:, None], tf.range(size), tf.reshape(size + 1, [1]))[:-1]
     return row_splits, order
-
-
-def _check_fast_wordpiece_options(*, unknown_token, **unsupported) -> None:
-    """FastWordpieceTokenizer's rules: an unknown token always, and none of the classic-only options."""
-    if unknown_token is None:
-        raise ValueError(
-            "unknown_token: None is not possible with compat='fast_wordpiece' (FastWordpieceTokenizer "
-            "always emits the unknown token); pass a token of the vocabulary"
-        )
-    given = {k: v for k, v in unsupported.items() if v not in (None, False)}
-    if given:
-        raise ValueError(
-            f"{', '.join(f'{k}={v!r}' for k, v in given.items())}: only for compat='tf_text' "
-            "(FastWordpieceTokenizer has no such option); drop it or pass compat='tf_text'"
-        )
-
-
-def _fast_wordpiece_splitter() -> BasicTokenizer:
-    """FastWordpieceTokenizer's own pre-tokenization as a BasicTokenizer that normalizes nothing."""
-    identity = normalizers.hf_normalizer(clean_text=False, strip_accents=False, lowercase=False)
-    return BasicTokenizer(identity, fast_wordpiece_pre_tokenizer())

@@ -12,7 +12,7 @@ added tokens, post_processor, decoder) and its
 from __future__ import annotations
 
 import os
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import tensorflow as tf
 
@@ -22,11 +22,38 @@ from tf_wordpiece.bert.tokenizer_json import bert_kwargs_from_tokenizer_json, wr
 from tf_wordpiece.messages import quoted_path
 from tf_wordpiece.shapes import as_ids, as_string_batch, as_word_batch, merge_words, rows_and_positions, value_rows
 
+if TYPE_CHECKING:  # the host's parts, for the declarations only
+    from tf_wordpiece.bert.added_tokens import AddedToken
+    from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
+    from tf_wordpiece.bert.decoders import WordPieceDecoder
+    from tf_wordpiece.bert.post_processors import TemplateProcessing
+    from tf_wordpiece.bert.recipes import HfRecipe, TfTextRecipe
+    from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
+    from tf_wordpiece.vocab import Vocab
+
 _Tokenizer = TypeVar("_Tokenizer", bound="HuggingFaceMethods")
 
 
 class HuggingFaceMethods:
-    """Hugging Face tokenizers' API on a `BertTokenizer` (see the module docstring)."""
+    """Hugging Face tokenizers' API on a `BertTokenizer` (see the module docstring).
+
+    A mixin: its host class provides the attributes declared below (set in
+    its `__init__`) and `_flat_tokenize_with_offsets`; `BertTokenizer` is the host.
+    """
+
+    # What the host provides.
+    compat: str
+    recipe: TfTextRecipe | HfRecipe
+    vocab: Vocab
+    added_tokens: list[AddedToken]
+    basic_tokenizer: BasicTokenizer
+    wordpiece_tokenizer: WordpieceTokenizer
+    post_processor: TemplateProcessing | None
+    decoder: WordPieceDecoder | None
+
+    def _flat_tokenize_with_offsets(self, flat: tf.Tensor) -> tuple:
+        """The host's tokenization: string [n] -> (tokens, begin, end), each [n, words, pieces]."""
+        raise NotImplementedError(f"{type(self).__name__}: a HuggingFaceMethods host defines this method")
 
     @classmethod
     def from_tokenizer_json(cls: type[_Tokenizer], path: str | os.PathLike, **overrides) -> _Tokenizer:

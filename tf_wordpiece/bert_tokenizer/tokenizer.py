@@ -21,6 +21,7 @@ from tf_wordpiece.bert.recipes import recipe_for
 from tf_wordpiece.bert.wordpiece import OFFSET_MODES, WordpieceTokenizer
 from tf_wordpiece.bert_tokenizer.engines import build_engine
 from tf_wordpiece.bert_tokenizer.hugging_face import HuggingFaceMethods
+from tf_wordpiece.messages import check_choice
 from tf_wordpiece.numeric.core import WARM_UP_BYTES, WARM_UP_STRINGS
 from tf_wordpiece.shapes import map_over_strings, scalar_as_batch
 from tf_wordpiece.vocab import Vocab, VocabLike
@@ -123,7 +124,7 @@ class BertTokenizer(HuggingFaceMethods, TokenizerWithOffsets, Detokenizer):
     ):
         super().__init__()
         self.recipe = recipe_for(compat, options)
-        _check_choice("offsets", offsets, OFFSET_MODES)
+        check_choice("offsets", offsets, OFFSET_MODES)
         if isinstance(parallel_shards, bool) or not isinstance(parallel_shards, int) or parallel_shards < 1:
             raise ValueError(f"parallel_shards: expected an int >= 1, got {parallel_shards!r}")
         self.recipe.check_unknown_token(unknown_token)
@@ -245,7 +246,7 @@ class BertTokenizer(HuggingFaceMethods, TokenizerWithOffsets, Detokenizer):
 
         Scalars as in `tokenize`.
         """
-        if self.compat == "tf_text":
+        if self.recipe.scalar_as_batch:
             strings = scalar_as_batch(strings, "strings")
         return map_over_strings(strings, "strings", self._flat_tokenize_with_offsets)
 
@@ -260,8 +261,3 @@ class BertTokenizer(HuggingFaceMethods, TokenizerWithOffsets, Detokenizer):
         as tensorflow_text's FastBertTokenizer returns them.
         """
         return self.wordpiece_tokenizer.detokenize(token_ids)
-
-
-def _check_choice(name: str, value, choices) -> None:
-    if value not in choices:
-        raise ValueError(f"{name}: expected one of {list(choices)}, got {value!r}")

@@ -280,7 +280,7 @@ class CustomTokenizer(TutorialTokenizer):
             cls_id=self._cls,
             sep_id=self._sep,
             pad_id=self._pad,
-            trimming="longest_first" if self.tokenizer.compat == "hf" else "round_robin",
+            trimming=self.tokenizer.recipe.trimming,
         )
 
     @tf.function(input_signature=[STRING_BATCH])

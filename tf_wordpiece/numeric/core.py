@@ -19,7 +19,7 @@ import tensorflow as tf
 from tf_wordpiece.numeric import batch as bt
 from tf_wordpiece.numeric import chars, tables
 from tf_wordpiece.numeric.parts import tokenize_in_parts
-from tf_wordpiece.numeric.pieces import PieceArrays, WordPiece
+from tf_wordpiece.numeric.pieces import PieceArrays, PieceMatcher
 from tf_wordpiece.numeric.words import WordSplitter
 from tf_wordpiece.shapes import rows_to_splits
 from tf_wordpiece.unicode.classes import CharacterClasses
@@ -96,7 +96,7 @@ class NumericCore(tf.Module):
             max_chars_per_word=max_chars_per_word,
         )
         limits = [limit for limit in (max_bytes_per_word, max_chars_per_word) if limit is not None]
-        self._pieces = WordPiece(
+        self._pieces = PieceMatcher(
             walk,
             unknown_id=unknown_id,
             added_ids=[i for _, i in added_tokens],

@@ -51,8 +51,9 @@ class PieceArrays(NamedTuple):
     word_row: tf.Tensor
 
 
-class WordPiece:
-    """Stage 2's tables as constants, and the stage itself (`__call__`).
+class PieceMatcher:
+    """Stage 2's tables as constants, and the stage itself (`__call__`): the numeric core's piece matching
+    (the string core's is `tf_wordpiece.bert.wordpiece.WordpieceTokenizer` and its matchers).
 
     max_word_slots: the most slots a word that is not one whole piece can have
     (the word-length limit), or None for no limit.

@@ -1,6 +1,6 @@
 """Stage 1: a batch's bytes -> slots of normalized characters, their classes and words.
 
-Input (from `rows.separate`): the strings' bytes with one space after each
+Input (from `batch.separate`): the strings' bytes with one space after each
 string, so that no UTF-8 sequence, word or walk runs from a string into the
 next, and per byte its string and its offset in it. Then, over fixed-size
 tensors:
@@ -84,11 +84,52 @@ class WordSplitter:
             self._count = tf.constant(table.count)
 
     def __call__(self, data: tf.Tensor, row: tf.Tensor, offset: tf.Tensor, *, num_slots=None) -> Slots:
-        """Stage 1 on separated bytes (int32 [N] each, from `rows.separate`).
+        """Stage 1 on separated bytes (int32 [N] each, from `batch.separate`).
 
-        num_slots: C, a static count for a padded batch (XLA); None: exactly
-        the slots the batch fills.
+        num_slots: C, a static count for a padded batch (XLA, `padded`);
+        None: exactly the slots the batch fills (`exact`).
         """
+        if num_slots is None:
+            return self.exact(data, row, offset)
+        return self.padded(data, row, offset, num_slots=num_slots)
+
+    def exact(self, data: tf.Tensor, row: tf.Tensor, offset: tf.Tensor) -> Slots:
+        """Stage 1 with exactly the slots the batch fills; words from where they start and end (no scatter)."""
+        start, length, key = self._characters(data, row, offset, padded=False)
+        count = tf.where(start, tf.gather(self._count, key), 0)
+        source, within = self._expand(count)
+        used = size = tf.size(source)
+        slot_key, info, char_class = self._slot_classes(key, source, within)
+        kept, word_start = _word_starts(char_class)
+        first = tf.cast(tf.reshape(tf.where(word_start), [-1]), tf.int32)
+        goes_on = tf.concat([kept[1:] & ~word_start[1:], [False]], 0)
+        end = tf.cast(tf.reshape(tf.where(kept & ~goes_on), [-1]), tf.int32) + 1
+        first, word_length = tf.concat([first, [0]], 0), tf.concat([end - first, [0]], 0)  # and the spare entry
+        spare = tf.size(first) - 1
+        word = tf.where(kept, tf.cumsum(tf.cast(word_start, tf.int32)) - 1, spare)  # out of words: the spare entry
+        parts = _SlotParts(slot_key, info, kept, word_start, word, source, first, word_length, used, size)
+        return self._slots(parts, row, offset, length)
+
+    def padded(self, data: tf.Tensor, row: tf.Tensor, offset: tf.Tensor, *, num_slots: int) -> Slots:
+        """Stage 1 in `num_slots` slots (C, static, for XLA): the ones past those filled are white space,
+        `overflow` says the batch needed more; words by scatters into C + 1 entries."""
+        start, length, key = self._characters(data, row, offset, padded=True)
+        count = tf.where(start, tf.gather(self._count, key), 0)
+        used, size = tf.reduce_sum(count), num_slots
+        source, within = _expand_padded(count, size)
+        slot_key, info, char_class = self._slot_classes(key, source, within)
+        position = tf.range(size)
+        char_class = tf.where(position < used, char_class, WHITESPACE)  # slots past the filled ones hold garbage
+        kept, word_start = _word_starts(char_class)
+        word = tf.where(kept, tf.cumsum(tf.cast(word_start, tf.int32)) - 1, size)  # out of words: the spare entry
+        first = tf.scatter_nd(word[:, None], tf.where(word_start, position, 0), [size + 1])
+        word_length = tf.scatter_nd(word[:, None], tf.ones_like(position), [size + 1])
+        parts = _SlotParts(slot_key, info, kept, word_start, word, source, first, word_length, used, size)
+        return self._slots(parts, row, offset, length)
+
+    def _characters(self, data: tf.Tensor, row: tf.Tensor, offset: tf.Tensor, *, padded: bool) -> tuple:
+        """Bytes -> (start, length, key) per byte: where a character starts, its UTF-8 length and its table key
+        (raw-text added tokens matched, each one character)."""
         start, code_point, length = utf8.decode(data)
         if self.replace_invalid:
             code_point = tf.where(code_point == ut.INVALID_UTF8, ut.REPLACEMENT_CHARACTER, code_point)
@@ -96,63 +137,46 @@ class WordSplitter:
             code_point = tf.where(code_point == ut.INVALID_UTF8, code_point + length - 1, code_point)
         key = self._key(code_point)
         if self.added:
-            start, length, key = self._mark_added(data, row, start, length, key, padded=num_slots is not None)
-        count = tf.where(start, tf.gather(self._count, key), 0)
-        if num_slots is None:
-            source, within = self._expand(count)
-            used = size = tf.size(source)
-        else:
-            used, size = tf.reduce_sum(count), num_slots
-            source, within = _expand_padded(count, size)
+            start, length, key = self._mark_added(data, row, start, length, key, padded=padded)
+        return start, length, key
 
+    def _slot_classes(self, key: tf.Tensor, source: tf.Tensor, within: tf.Tensor) -> tuple:
+        """Each slot's table key, packed info and class."""
         slot_key = tf.gather(key, source)
         info = tf.gather(self._info, slot_key + within)
-        char_class = tf.math.floormod(info, ch.LENGTH_UNIT)
-        position = tf.range(size)
-        if num_slots is not None:  # slots past the filled ones hold garbage: white space
-            char_class = tf.where(position < used, char_class, WHITESPACE)
-        kept = char_class != WHITESPACE
-        before = tf.concat([[WHITESPACE], char_class[:-1]], 0)
-        word_start = kept & ((char_class == ISOLATED) | (before != char_class))
-        if num_slots is None:  # words from where they start and end (a scatter costs more)
-            first = tf.cast(tf.reshape(tf.where(word_start), [-1]), tf.int32)
-            goes_on = tf.concat([kept[1:] & ~word_start[1:], [False]], 0)
-            end = tf.cast(tf.reshape(tf.where(kept & ~goes_on), [-1]), tf.int32) + 1
-            first, word_length = tf.concat([first, [0]], 0), tf.concat([end - first, [0]], 0)  # and the spare entry
-            spare = tf.size(first) - 1
-        else:
-            spare = size
-        word = tf.where(kept, tf.cumsum(tf.cast(word_start, tf.int32)) - 1, spare)  # out of words: the spare entry
-        if num_slots is not None:
-            first = tf.scatter_nd(word[:, None], tf.where(word_start, position, 0), [size + 1])
-            word_length = tf.scatter_nd(word[:, None], tf.ones_like(position), [size + 1])
-        whole = tf.zeros_like(word_length) > 0
+        return slot_key, info, tf.math.floormod(info, ch.LENGTH_UNIT)
+
+    def _slots(self, parts: "_SlotParts", row: tf.Tensor, offset: tf.Tensor, length: tf.Tensor) -> Slots:
+        """The word limits (one whole piece: over a length limit, or an added token), then `Slots`."""
+        whole = tf.zeros_like(parts.word_length) > 0
         if self.max_chars_per_word is not None:
-            whole |= word_length > self.max_chars_per_word
+            whole |= parts.word_length > self.max_chars_per_word
         added_index = added = None
         if self.added:  # an added token is a word of one slot (class ISOLATED)
-            added_index = slot_key - self.added_key
+            added_index = parts.slot_key - self.added_key
             added = added_index >= 0
-            whole |= tf.gather(tf.concat([added, [False]], 0), first)
+            whole |= tf.gather(tf.concat([added, [False]], 0), parts.first)
         slots = Slots(
-            char=tf.math.floordiv(info, ch.CHAR_UNIT),
-            kept=kept,
-            word_start=word_start,
-            word=word,
-            source=source,
+            char=tf.math.floordiv(parts.info, ch.CHAR_UNIT),
+            kept=parts.kept,
+            word_start=parts.word_start,
+            word=parts.word,
+            source=parts.source,
             byte_offset=offset,
             byte_end=offset + length,
             byte_row=row,
             added=added,
             added_index=added_index,
-            first=first,
-            length=word_length,
+            first=parts.first,
+            length=parts.word_length,
             whole=whole,
-            used=used,
-            overflow=used > size,
+            used=parts.used,
+            overflow=parts.used > parts.size,
         )
         if self.max_bytes_per_word is not None:
-            utf8_length = tf.math.floormod(tf.math.floordiv(info, ch.LENGTH_UNIT), ch.CHAR_UNIT // ch.LENGTH_UNIT) + 1
+            utf8_length = (
+                tf.math.floormod(tf.math.floordiv(parts.info, ch.LENGTH_UNIT), ch.CHAR_UNIT // ch.LENGTH_UNIT) + 1
+            )
             slots = slots._replace(whole=whole | (word_sum(slots, utf8_length) > self.max_bytes_per_word))
         return slots
 
@@ -244,3 +268,25 @@ def _expand_padded(count: tf.Tensor, num_slots) -> tuple[tf.Tensor, tf.Tensor]:
     source = tf.gather(owners, tf.maximum(tf.cumsum(marks) - 1, 0))
     within = tf.range(num_slots) - tf.gather(first, source)
     return source, within
+
+
+class _SlotParts(NamedTuple):
+    """What `exact` and `padded` each compute their own way, for `WordSplitter._slots`."""
+
+    slot_key: tf.Tensor
+    info: tf.Tensor
+    kept: tf.Tensor
+    word_start: tf.Tensor
+    word: tf.Tensor
+    source: tf.Tensor
+    first: tf.Tensor
+    word_length: tf.Tensor
+    used: tf.Tensor
+    size: tf.Tensor | int
+
+
+def _word_starts(char_class: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+    """Per slot: kept (not white space) and word_start (kept, and isolated or of another class than the slot before)."""
+    kept = char_class != WHITESPACE
+    before = tf.concat([[WHITESPACE], char_class[:-1]], 0)
+    return kept, kept & ((char_class == ISOLATED) | (before != char_class))

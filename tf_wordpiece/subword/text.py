@@ -25,6 +25,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from tf_wordpiece.messages import check_choice
+
 PAD = "<pad>"
 EOS = "<EOS>"
 RESERVED_TOKENS = (PAD, EOS)
@@ -43,8 +45,7 @@ def check_compat(compat: str) -> str:
     >>> check_compat("tfds")
     'tfds'
     """
-    if compat not in COMPATS:
-        raise ValueError(f"compat: expected one of {COMPATS}, got {compat!r}")
+    check_choice("compat", compat, COMPATS)
     return compat
 
 
