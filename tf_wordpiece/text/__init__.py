@@ -15,6 +15,8 @@ give this package.
 
 from __future__ import annotations
 
+import importlib
+
 from tf_wordpiece.lazy import attach_stub
 
 _getattr, __dir__, __all__ = attach_stub(__name__, __file__)
@@ -23,6 +25,8 @@ _getattr, __dir__, __all__ = attach_stub(__name__, __file__)
 def __getattr__(name: str):
     if name in __all__:
         return _getattr(name)
+    if name == "tools":  # a subpackage, as in tensorflow_text (`tensorflow_text.tools.wordpiece_vocab`)
+        return importlib.import_module(f"{__name__}.tools")
     if name.startswith("__"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     raise AttributeError(

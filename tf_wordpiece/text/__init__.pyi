@@ -19,8 +19,8 @@ from tf_wordpiece.text.normalizers import coerce_to_structurally_valid_utf8 as c
 from tf_wordpiece.text.normalizers import find_source_offsets as find_source_offsets
 from tf_wordpiece.text.normalizers import normalize_utf8 as normalize_utf8
 from tf_wordpiece.text.normalizers import normalize_utf8_with_offsets_map as normalize_utf8_with_offsets_map
-from tf_wordpiece.text.regex_split import regex_split as regex_split
-from tf_wordpiece.text.regex_split import regex_split_with_offsets as regex_split_with_offsets
+from tf_wordpiece.text.regex_split_ops import regex_split as regex_split
+from tf_wordpiece.text.regex_split_ops import regex_split_with_offsets as regex_split_with_offsets
 from tf_wordpiece.text.segments import combine_segments as combine_segments
 from tf_wordpiece.text.segments import pad_model_inputs as pad_model_inputs
 from tf_wordpiece.text.trimmers import RoundRobinTrimmer as RoundRobinTrimmer
