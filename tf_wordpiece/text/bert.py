@@ -24,13 +24,13 @@ import tensorflow as tf
 
 from tf_wordpiece.bert import normalizers
 from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
-from tf_wordpiece.bert.code_points import decode_strings, encode_code_points
+from tf_wordpiece.bert.code_points import encode_code_points
 from tf_wordpiece.bert.pre_tokenizers import fast_wordpiece_pre_tokenizer
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
 from tf_wordpiece.bert_tokenizer import tokenizer
-from tf_wordpiece.shapes import map_over_strings
+from tf_wordpiece.shapes import map_over_strings, rows_of_values
 from tf_wordpiece.text.base import Detokenizer, TokenizerWithOffsets
-from tf_wordpiece.text.normalizers import map_strings
+from tf_wordpiece.text.normalizers import encode_keeping_bytes, invalid_bytes, map_strings
 from tf_wordpiece.text.wordpiece import reject_unsupported
 from tf_wordpiece.unicode import tables as ut
 
@@ -128,11 +128,20 @@ class FastBertNormalizer(tf.Module):
         )
 
     def _normalize_flat(self, strings: tf.Tensor) -> tf.Tensor:
-        """string [n] -> [n]: each code point replaced by the table's sequence (invalid UTF-8 as U+FFFD)."""
-        code_points, rows = decode_strings(strings)
-        row = tf.where(code_points == ut.INVALID_UTF8, 0, self._rows(code_points))
-        out, source, _ = self._normalizer.normalize(code_points, row)
-        return encode_code_points(out, tf.gather(rows, source), tf.size(strings))
+        """string [n] -> [n]: each code point replaced by the table's sequence (invalid UTF-8 bytes kept)."""
+        chars = tf.strings.unicode_decode_with_offsets(
+            strings, "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8
+        )
+        code_points = chars[0].flat_values
+        rows = rows_of_values(chars[0].row_splits[:-1], tf.size(code_points))
+        invalid = code_points == ut.INVALID_UTF8
+        out, source, _ = self._normalizer.normalize(code_points, tf.where(invalid, 0, self._rows(code_points)))
+        out_rows, n = tf.gather(rows, source), tf.size(strings)
+        return tf.cond(
+            tf.reduce_any(invalid),
+            lambda: encode_keeping_bytes(out, out_rows, n, invalid_bytes(strings, chars, rows, invalid)),
+            lambda: encode_code_points(out, out_rows, n),
+        )
 
 
 class FastBertTokenizer(TokenizerWithOffsets, Detokenizer):

@@ -133,12 +133,12 @@ def _normalize_flat(strings: tf.Tensor, *, form: str) -> tf.Tensor:
     invalid = code_points == ut.INVALID_UTF8
     return tf.cond(
         tf.reduce_any(invalid),
-        lambda: _encode_keeping_bytes(out, out_rows, n, _invalid_bytes(strings, chars, rows, invalid)),
+        lambda: encode_keeping_bytes(out, out_rows, n, invalid_bytes(strings, chars, rows, invalid)),
         lambda: encode_code_points(out, out_rows, n),
     )
 
 
-def _invalid_bytes(strings, chars, rows, invalid) -> tf.Tensor:
+def invalid_bytes(strings, chars, rows, invalid) -> tf.Tensor:
     """string [k]: the input bytes of each code point that decoded as invalid, in order."""
     starts = tf.cast(chars[1].flat_values, tf.int32)
     lengths = tf.strings.length(strings)
@@ -150,7 +150,7 @@ def _invalid_bytes(strings, chars, rows, invalid) -> tf.Tensor:
     )
 
 
-def _encode_keeping_bytes(code_points, rows, n, raw: tf.Tensor) -> tf.Tensor:
+def encode_keeping_bytes(code_points, rows, n, raw: tf.Tensor) -> tf.Tensor:
     """Like `encode_code_points`, each `ut.INVALID_UTF8` written as the next of `raw`'s byte strings.
 
     Invalid code points keep their order through the table (they map to
