@@ -4,7 +4,7 @@ Batches of 1, 64 and 1000 lines of tests/data/multilingual_dev.txt; each functio
 equal first; then the two run in turns (ours, theirs, ours, ...), eager, and the median of each is taken.
 ratio = tensorflow_text's time / ours (above 1: ours is faster).
 
-usage: python bench/text_tokenizers.py [--repeats 7]
+usage: python -P bench/text_tokenizers.py [--repeats 7]   (-P: bench/tokenize.py must not shadow the standard library)
 """
 
 from __future__ import annotations
