@@ -28,7 +28,7 @@ from tf_wordpiece.bert.code_points import encode_code_points
 from tf_wordpiece.bert.pre_tokenizers import fast_wordpiece_pre_tokenizer
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
 from tf_wordpiece.bert_tokenizer import tokenizer
-from tf_wordpiece.shapes import map_over_strings, rows_of_values
+from tf_wordpiece.shapes import map_over_strings, rows_of_values, value_rows
 from tf_wordpiece.text.base import Detokenizer, TokenizerWithOffsets
 from tf_wordpiece.text.normalizers import encode_keeping_bytes, invalid_bytes, map_strings
 from tf_wordpiece.text.wordpiece import reject_unsupported
@@ -183,6 +183,10 @@ class FastBertTokenizer(TokenizerWithOffsets, Detokenizer):
             )
         self.support_detokenization = bool(support_detokenization)
         self._splitter = _basic_splitter(bool(lower_case_nfd_strip_accents))
+        table = self._splitter.normalizer.table
+        self._normalizer_rows = ut.CodePointLookup(table.dense_rows)
+        with tf.init_scope():
+            self._deleted_rows = tf.constant([row > 0 and not out for row, out in enumerate(table.row_outputs)])
         self._wordpiece = WordpieceTokenizer(
             vocab,
             suffix_indicator=suffix_indicator,
@@ -202,8 +206,36 @@ class FastBertTokenizer(TokenizerWithOffsets, Detokenizer):
         return map_over_strings(text_input, "text_input", self._flat)
 
     def _flat(self, flat: tf.Tensor) -> tuple:
-        outputs = self._wordpiece.tokenize_words(self._splitter.split(flat), offsets="original")
-        return tuple(t.merge_dims(1, 2) for t in outputs)
+        tokens, begin, end = self._wordpiece.tokenize_words(self._splitter.split(flat), offsets="original")
+        end = end.with_flat_values(self._end_past_deleted(flat, value_rows(end.merge_dims(1, 2)), end.flat_values))
+        return tuple(t.merge_dims(1, 2) for t in (tokens, begin, end))
+
+    def _end_past_deleted(self, flat: tf.Tensor, rows: tf.Tensor, ends: tf.Tensor) -> tf.Tensor:
+        """Each end moved past the characters right after it that the normalizer deletes (e.g. U+0301 with
+        lower_case_nfd_strip_accents), as tensorflow_text's offsets map does: int64 [pieces] -> [pieces]."""
+        chars = tf.strings.unicode_decode_with_offsets(
+            flat, "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8
+        )
+        code_points, starts = chars[0].flat_values, chars[1].flat_values
+        char_rows = tf.cast(value_rows(chars[0]), tf.int64)
+        deleted = tf.gather(
+            self._deleted_rows, self._normalizer_rows(tf.where(code_points == ut.INVALID_UTF8, 0, code_points))
+        )
+        kept = tf.cast(tf.reshape(tf.where(~deleted), [-1]), tf.int64)
+        keys = tf.bitwise.left_shift(char_rows, 32) + starts  # sorted: row, then byte offset
+        m = tf.size(keys, out_type=tf.int64)
+        # the first kept character at or after each character, if in the same string; else the string's end
+        nxt = tf.searchsorted(kept, tf.range(m), side="left", out_type=tf.int64)
+        nxt_char = tf.gather(tf.concat([kept, [0]], 0), nxt)
+        same_row = (nxt < tf.size(kept, out_type=tf.int64)) & (
+            tf.gather(tf.concat([char_rows, [-1]], 0), nxt_char) == char_rows
+        )
+        lengths = tf.cast(tf.strings.length(flat), tf.int64)
+        target = tf.where(same_row, tf.gather(tf.concat([starts, [0]], 0), nxt_char), tf.gather(lengths, char_rows))
+        piece_keys = tf.bitwise.left_shift(tf.cast(rows, tf.int64), 32) + ends
+        at = tf.searchsorted(keys, piece_keys, side="left", out_type=tf.int64)
+        hit = tf.gather(tf.concat([keys, [-1]], 0), at) == piece_keys
+        return tf.where(hit, tf.gather(tf.concat([target, [0]], 0), at), ends)
 
     def detokenize(self, token_ids):
         """ids [..., (pieces)] -> strings [...], each row's words joined by spaces."""
