@@ -1,11 +1,11 @@
 """tf_wordpiece.text against tensorflow_text: normalize_utf8, case_fold_utf8, regex_split and the tokenizers.
 
-Batches of 1, 64 and 1000 lines of tests/data/multilingual_dev.txt (those without non-ASCII white space);
-each function's outputs are checked equal first; then the two run in turns (ours, theirs, ours, ...), each in a tf.function (as in tf.data),
-and the median of each is taken.
+Batches of 1, 64 and 1000 lines of tests/data/multilingual_dev.txt (those without non-ASCII white
+space); each function's outputs are checked equal first; then the two run in turns (ours, theirs, ...),
+each in a tf.function (as in tf.data), and the median of each is taken.
 ratio = tensorflow_text's time / ours (above 1: ours is faster).
 
-usage: python -P bench/text_tokenizers.py [--repeats 7]   (-P: bench/tokenize.py must not shadow the standard library)
+usage: python -P bench/text_tokenizers.py [--repeats 7]   (-P: bench/tokenize.py must not shadow the stdlib)
 """
 
 from __future__ import annotations
