@@ -19,6 +19,7 @@ from tf_wordpiece.export.module import TutorialTokenizer as TutorialTokenizer
 from tf_wordpiece.learning.from_text import bert_vocab_from_dataset as bert_vocab_from_dataset
 from tf_wordpiece.learning.learner import learn as learn
 from tf_wordpiece.subword.encoder import SubwordTextEncoder as SubwordTextEncoder
+from tf_wordpiece.text.install import install_as_tensorflow_text as install_as_tensorflow_text
 from tf_wordpiece.vocab import Vocab as Vocab
 
 __version__: str

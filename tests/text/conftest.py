@@ -1,4 +1,5 @@
-"""tests/text: real token-id batches (the multilingual sample through tensorflow_text.BertTokenizer) and helpers."""
+"""Fixtures of tests/text: real token-id batches (the multilingual sample through tensorflow_text.BertTokenizer),
+and the shared sample as one batch of strings (multilingual lines, hard strings, invalid UTF-8)."""
 
 from __future__ import annotations
 
@@ -23,3 +24,9 @@ def word_pieces() -> tf.RaggedTensor:
 def tokens(word_pieces: tf.RaggedTensor) -> tf.RaggedTensor:
     """int64 [300, (tokens)]: `word_pieces` with the words merged."""
     return word_pieces.merge_dims(1, 2)
+
+
+@pytest.fixture(scope="module")
+def sample(multilingual, hard_strings, invalid_utf8) -> list[bytes]:
+    """The first 3,000 multilingual lines (every script, quick), the hard strings, invalid UTF-8."""
+    return [s.encode("utf-8") for s in hard_strings + multilingual[:3000]] + list(invalid_utf8)

@@ -29,14 +29,13 @@ import tensorflow as tf
 from tf_wordpiece.base import Tokenizer
 from tf_wordpiece.bert import normalizers
 from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
+from tf_wordpiece.bert.code_points import decode_strings, encode_code_points, table_lookup
 from tf_wordpiece.bert.composition import Composer
-from tf_wordpiece.bert.normalizers import Normalizer
 from tf_wordpiece.bert.pre_tokenizers import PreTokenizer
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
-from tf_wordpiece.shapes import map_over_strings, rows_of_values, rows_to_splits
+from tf_wordpiece.shapes import map_over_strings, rows_to_splits
 from tf_wordpiece.unicode import tables as ut
 from tf_wordpiece.unicode.classes import CharacterClasses
-from tf_wordpiece.unicode.normalization import NormalizationTable
 from tf_wordpiece.vocab import VocabLike
 
 # FastWordpieceTokenizer's default word limit, which keras-hub keeps.
@@ -75,13 +74,13 @@ class KerasHubWordPiece(Tokenizer):
         self.lowercase, self.strip_accents = bool(lowercase), bool(strip_accents)
         self.split, self.split_on_cjk = bool(split), bool(split_on_cjk)
         self._composer = Composer() if lowercase or strip_accents else None
-        self._nfd = _table_lookup("nfd") if strip_accents else None
+        self._nfd = table_lookup("nfd") if strip_accents else None
         self._mn = (
             ut.CodePointLookup(ut.range_mask(ut.peer_tables()["tf_text"]["mn"]).astype(np.int32))
             if strip_accents
             else None
         )
-        self._casefold = _table_lookup("casefold") if lowercase else None
+        self._casefold = table_lookup("casefold") if lowercase else None
         self._splitter = (
             BasicTokenizer(
                 normalizers.tf_text_normalizer(lower_case=False, normalization_form=None), _pre_tokenizer(split_on_cjk)
@@ -113,39 +112,18 @@ class KerasHubWordPiece(Tokenizer):
 
     def _strip_accents(self, strings: tf.Tensor) -> tf.Tensor:
         """NFD (per code point, then canonical ordering), then every `\\p{Mn}` deleted: string [n] -> [n]."""
-        code_points, rows = _decode(strings)
+        code_points, rows = decode_strings(strings)
         code_points, rows = self._nfd(code_points, rows)
         code_points = tf.gather(code_points, self._composer.order(code_points, rows))
         keep = tf.reshape(tf.where(self._mn(tf.maximum(code_points, 0)) == 0), [-1])
-        return _encode(tf.gather(code_points, keep), tf.gather(rows, keep), tf.size(strings))
+        return encode_code_points(tf.gather(code_points, keep), tf.gather(rows, keep), tf.size(strings))
 
     def _fold(self, words: tf.Tensor) -> tf.Tensor:
         """ICU's NFKC_Casefold of each word: string [w] -> [w]."""
-        code_points, rows = _decode(words)
+        code_points, rows = decode_strings(words)
         code_points, rows = self._casefold(code_points, rows)
         composed, first, _ = self._composer(code_points, rows)
-        return _encode(composed, tf.gather(rows, first), tf.size(words))
-
-
-class _TableLookup:
-    """A per-code-point table of tensorflow_text's (`tf_wordpiece.unicode.tables`) applied to flat code points."""
-
-    def __init__(self, name: str):
-        self.normalizer = Normalizer(
-            NormalizationTable.from_replacements(ut.code_point_map(ut.peer_tables()["tf_text"][name]))
-        )
-        self._rows = ut.CodePointLookup(self.normalizer.table.dense_rows)
-
-    def __call__(self, code_points: tf.Tensor, rows: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
-        """int32 [m] code points and their rows -> the replaced code points [k] and their rows [k]."""
-        row = tf.where(code_points == ut.INVALID_UTF8, 0, self._rows(code_points))
-        replaced, source, _ = self.normalizer.normalize(code_points, row)
-        return replaced, tf.gather(rows, source)
-
-
-@functools.cache  # the tables are immutable; tokenizers share them
-def _table_lookup(name: str) -> _TableLookup:
-    return _TableLookup(name)
+        return encode_code_points(composed, tf.gather(rows, first), tf.size(words))
 
 
 @functools.cache
@@ -156,16 +134,3 @@ def _pre_tokenizer(split_on_cjk: bool) -> PreTokenizer:
     if split_on_cjk:
         isolated |= ut.range_mask(tables["cjk"])
     return PreTokenizer(CharacterClasses.from_masks(whitespace=ut.range_mask(tables["whitespace"]), isolated=isolated))
-
-
-def _decode(strings: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
-    """string [n] -> (int32 code points [m], int32 rows [m]); invalid UTF-8 reads as `ut.INVALID_UTF8`."""
-    chars = tf.strings.unicode_decode(strings, "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8)
-    return chars.flat_values, rows_of_values(chars.row_splits[:-1], tf.size(chars.flat_values))
-
-
-def _encode(code_points: tf.Tensor, rows: tf.Tensor, n: tf.Tensor) -> tf.Tensor:
-    """(code points [m], their rows [m], non-decreasing) -> UTF-8 string [n]."""
-    values = tf.where(code_points == ut.INVALID_UTF8, ut.REPLACEMENT_CHARACTER, code_points)
-    splits = rows_to_splits(tf.cast(rows, tf.int64), tf.cast(n, tf.int64))
-    return tf.strings.unicode_encode(tf.RaggedTensor.from_row_splits(values, splits, validate=False), "UTF-8")

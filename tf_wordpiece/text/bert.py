@@ -1,0 +1,253 @@
+"""tensorflow_text's `BertTokenizer`, `FastBertNormalizer` and `FastBertTokenizer`, composed of tf_wordpiece's parts.
+
+- `BertTokenizer` is `tf_wordpiece.BertTokenizer(compat="tf_text", offsets="normalized")`:
+  strings [...] -> [..., words, (pieces)].
+- `FastBertNormalizer` is BERT's per-code-point normalization (`bert.normalizers`,
+  controls to spaces; with `lower_case_nfd_strip_accents`, NFKC_Casefold, NFD
+  and Mn removed): strings [...] -> [...].
+- `FastBertTokenizer` is that normalization, FastWordpieceTokenizer's split
+  (white space, punctuation, CJK ideographs) and its WordPiece:
+  strings [...] -> [..., (pieces)], int64 byte offsets in the original strings.
+
+>>> vocab = ["[UNK]", "hello", "world", "!", "##s"]
+>>> BertTokenizer(vocab, lower_case=True).tokenize(["Hello worlds!"]).to_list()
+[[[1], [2, 4], [3]]]
+>>> FastBertTokenizer(vocab, lower_case_nfd_strip_accents=True).tokenize(["Hello worlds!"]).to_list()
+[[1, 2, 4, 3]]
+"""
+
+from __future__ import annotations
+
+import functools
+
+import tensorflow as tf
+
+from tf_wordpiece.bert import normalizers
+from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
+from tf_wordpiece.bert.code_points import encode_code_points
+from tf_wordpiece.bert.pre_tokenizers import fast_wordpiece_pre_tokenizer
+from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
+from tf_wordpiece.bert_tokenizer import tokenizer
+from tf_wordpiece.shapes import map_over_strings, rows_of_values, value_rows
+from tf_wordpiece.text.base import Detokenizer, TokenizerWithOffsets
+from tf_wordpiece.text.normalizers import encode_keeping_bytes, invalid_bytes, map_strings
+from tf_wordpiece.text.wordpiece import reject_unsupported
+from tf_wordpiece.unicode import tables as ut
+
+
+class BertTokenizer(TokenizerWithOffsets, Detokenizer):
+    """tensorflow_text's `BertTokenizer`: strings [...] -> [..., words, (pieces)]; offsets in the normalized text.
+
+    Args: tensorflow_text's, with its defaults: `vocab_lookup_table` (vocab.txt
+    path, list of tokens or lookup table), `suffix_indicator`,
+    `max_bytes_per_word`, `max_chars_per_token`, `token_out_type`,
+    `unknown_token`, `split_unknown_characters`, `lower_case`,
+    `keep_whitespace`, `normalization_form`, `preserve_unused_token`.
+    `basic_tokenizer_class` other than None: a ValueError (not supported).
+
+    >>> tok = BertTokenizer(["[UNK]", "hi", "##s"], token_out_type=tf.string)
+    >>> tok.tokenize("his hi").to_list()
+    [[[b'hi', b'##s'], [b'hi']]]
+    """
+
+    def __init__(
+        self,
+        vocab_lookup_table,
+        suffix_indicator: str = "##",
+        max_bytes_per_word: int = 100,
+        max_chars_per_token: int | None = None,
+        token_out_type: tf.DType = tf.int64,
+        unknown_token: str | None = "[UNK]",
+        split_unknown_characters: bool = False,
+        lower_case: bool = False,
+        keep_whitespace: bool = False,
+        normalization_form: str | None = None,
+        preserve_unused_token: bool = False,
+        basic_tokenizer_class=None,
+    ):
+        super().__init__()
+        reject_unsupported(basic_tokenizer_class=basic_tokenizer_class)
+        self._tokenizer = tokenizer.BertTokenizer(
+            vocab_lookup_table,
+            compat="tf_text",
+            offsets="normalized",
+            token_out_type=token_out_type,
+            unknown_token=unknown_token,
+            suffix_indicator=suffix_indicator,
+            lower_case=lower_case,
+            keep_whitespace=keep_whitespace,
+            normalization_form=normalization_form,
+            preserve_unused_token=preserve_unused_token,
+            split_unknown_characters=split_unknown_characters,
+            max_chars_per_token=max_chars_per_token,
+            max_bytes_per_word=max_bytes_per_word,
+        )
+
+    def tokenize(self, text_input) -> tf.RaggedTensor:
+        """string [...] -> [..., words, (pieces)] (a scalar gives [1, words, (pieces)])."""
+        return self._tokenizer.tokenize(text_input)
+
+    def tokenize_with_offsets(self, text_input) -> tuple:
+        """(pieces, begin, end), each [..., words, (pieces)]; int64 bytes in the normalized string."""
+        return self._tokenizer.tokenize_with_offsets(text_input)
+
+    def detokenize(self, token_ids):
+        """ids [..., (pieces)] or [..., words, (pieces)] -> words [..., (words)]."""
+        return self._tokenizer.detokenize(token_ids)
+
+
+class FastBertNormalizer(tf.Module):
+    """tensorflow_text's `FastBertNormalizer`: strings [...] -> normalized strings [...].
+
+    Args:
+      lower_case_nfd_strip_accents: NFKC_Casefold, NFD, accents removed. Defaults to False.
+      model_buffer: not supported (a ValueError naming it).
+
+    >>> FastBertNormalizer(lower_case_nfd_strip_accents=True).normalize(["Héllo\\tW"]).numpy().tolist()
+    [b'hello w']
+    """
+
+    def __init__(self, lower_case_nfd_strip_accents: bool = False, model_buffer=None):
+        super().__init__()
+        reject_unsupported(model_buffer=model_buffer)
+        self.lower_case_nfd_strip_accents = bool(lower_case_nfd_strip_accents)
+        self._normalizer = normalizers.tf_text_normalizer(
+            lower_case=self.lower_case_nfd_strip_accents, normalization_form=None
+        )
+        self._rows = ut.CodePointLookup(self._normalizer.table.dense_rows)
+
+    def normalize(self, input):  # noqa: A002 (the peer's name)
+        """string [...] (Tensor or RaggedTensor) -> normalized string, same shape."""
+        return map_strings(input, self._normalize_flat)
+
+    def normalize_with_offsets(self, input):  # noqa: A002
+        """Not supported: a ValueError (use `FastBertTokenizer.tokenize_with_offsets` for offsets in the input)."""
+        raise ValueError(
+            "FastBertNormalizer.normalize_with_offsets: not supported by tf_wordpiece.text (its offset map is "
+            "not exact here yet); use normalize(), or FastBertTokenizer.tokenize_with_offsets for token offsets"
+        )
+
+    def _normalize_flat(self, strings: tf.Tensor) -> tf.Tensor:
+        """string [n] -> [n]: each code point replaced by the table's sequence (invalid UTF-8 bytes kept)."""
+        chars = tf.strings.unicode_decode_with_offsets(
+            strings, "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8
+        )
+        code_points = chars[0].flat_values
+        rows = rows_of_values(chars[0].row_splits[:-1], tf.size(code_points))
+        invalid = code_points == ut.INVALID_UTF8
+        out, source, _ = self._normalizer.normalize(code_points, tf.where(invalid, 0, self._rows(code_points)))
+        out_rows, n = tf.gather(rows, source), tf.size(strings)
+        return tf.cond(
+            tf.reduce_any(invalid),
+            lambda: encode_keeping_bytes(out, out_rows, n, invalid_bytes(strings, chars, rows, invalid)),
+            lambda: encode_code_points(out, out_rows, n),
+        )
+
+
+class FastBertTokenizer(TokenizerWithOffsets, Detokenizer):
+    """tensorflow_text's `FastBertTokenizer`: strings [...] -> pieces [..., (pieces)]; int64 byte offsets in the input.
+
+    Args: tensorflow_text's, with its defaults: `vocab`, `suffix_indicator`,
+    `max_bytes_per_word`, `token_out_type`, `unknown_token`,
+    `no_pretokenization`, `support_detokenization`,
+    `lower_case_nfd_strip_accents`. `fast_wordpiece_model_buffer`,
+    `fast_bert_normalizer_model_buffer`: not supported (a ValueError naming them).
+
+    >>> tok = FastBertTokenizer(["[UNK]", "hi", "##s", "!"], token_out_type=tf.string)
+    >>> [t.to_list() for t in tok.tokenize_with_offsets(["his!"])]
+    [[[b'hi', b'##s', b'!']], [[0, 2, 3]], [[2, 3, 4]]]
+    """
+
+    def __init__(
+        self,
+        vocab=None,
+        suffix_indicator: str = "##",
+        max_bytes_per_word: int = 100,
+        token_out_type: tf.DType = tf.int64,
+        unknown_token: str = "[UNK]",
+        no_pretokenization: bool = False,
+        support_detokenization: bool = False,
+        fast_wordpiece_model_buffer=None,
+        lower_case_nfd_strip_accents: bool = False,
+        fast_bert_normalizer_model_buffer=None,
+    ):
+        super().__init__()
+        reject_unsupported(
+            fast_wordpiece_model_buffer=fast_wordpiece_model_buffer,
+            fast_bert_normalizer_model_buffer=fast_bert_normalizer_model_buffer,
+        )
+        if no_pretokenization:
+            raise ValueError(
+                "no_pretokenization=True: not supported by tf_wordpiece.text's FastBertTokenizer; normalize with "
+                "FastBertNormalizer and tokenize with FastWordpieceTokenizer(no_pretokenization=True)"
+            )
+        self.support_detokenization = bool(support_detokenization)
+        self._splitter = _basic_splitter(bool(lower_case_nfd_strip_accents))
+        table = self._splitter.normalizer.table
+        self._normalizer_rows = ut.CodePointLookup(table.dense_rows)
+        with tf.init_scope():
+            self._deleted_rows = tf.constant([row > 0 and not out for row, out in enumerate(table.row_outputs)])
+        self._wordpiece = WordpieceTokenizer(
+            vocab,
+            suffix_indicator=suffix_indicator,
+            max_bytes_per_word=max_bytes_per_word,
+            token_out_type=token_out_type,
+            unknown_token=unknown_token,
+            compat="fast_wordpiece",
+            no_pretokenization=True,
+        )
+
+    def tokenize(self, text_input) -> tf.RaggedTensor:
+        """string [...] -> [..., (pieces)] of ids or strings."""
+        return self.tokenize_with_offsets(text_input)[0]
+
+    def tokenize_with_offsets(self, text_input) -> tuple:
+        """(pieces, begin, end), each [..., (pieces)]; int64 bytes in the input strings."""
+        return map_over_strings(text_input, "text_input", self._flat)
+
+    def _flat(self, flat: tf.Tensor) -> tuple:
+        tokens, begin, end = self._wordpiece.tokenize_words(self._splitter.split(flat), offsets="original")
+        end = end.with_flat_values(self._end_past_deleted(flat, value_rows(end.merge_dims(1, 2)), end.flat_values))
+        return tuple(t.merge_dims(1, 2) for t in (tokens, begin, end))
+
+    def _end_past_deleted(self, flat: tf.Tensor, rows: tf.Tensor, ends: tf.Tensor) -> tf.Tensor:
+        """Each end moved past the characters right after it that the normalizer deletes (e.g. U+0301 with
+        lower_case_nfd_strip_accents), as tensorflow_text's offsets map does: int64 [pieces] -> [pieces]."""
+        chars = tf.strings.unicode_decode_with_offsets(
+            flat, "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8
+        )
+        code_points, starts = chars[0].flat_values, chars[1].flat_values
+        char_rows = tf.cast(value_rows(chars[0]), tf.int64)
+        deleted = tf.gather(
+            self._deleted_rows, self._normalizer_rows(tf.where(code_points == ut.INVALID_UTF8, 0, code_points))
+        )
+        kept = tf.cast(tf.reshape(tf.where(~deleted), [-1]), tf.int64)
+        keys = tf.bitwise.left_shift(char_rows, 32) + starts  # sorted: row, then byte offset
+        m = tf.size(keys, out_type=tf.int64)
+        # the first kept character at or after each character, if in the same string; else the string's end
+        nxt = tf.searchsorted(kept, tf.range(m), side="left", out_type=tf.int64)
+        nxt_char = tf.gather(tf.concat([kept, [0]], 0), nxt)
+        same_row = (nxt < tf.size(kept, out_type=tf.int64)) & (
+            tf.gather(tf.concat([char_rows, [-1]], 0), nxt_char) == char_rows
+        )
+        lengths = tf.cast(tf.strings.length(flat), tf.int64)
+        target = tf.where(same_row, tf.gather(tf.concat([starts, [0]], 0), nxt_char), tf.gather(lengths, char_rows))
+        piece_keys = tf.bitwise.left_shift(tf.cast(rows, tf.int64), 32) + ends
+        at = tf.searchsorted(keys, piece_keys, side="left", out_type=tf.int64)
+        hit = tf.gather(tf.concat([keys, [-1]], 0), at) == piece_keys
+        return tf.where(hit, tf.gather(tf.concat([target, [0]], 0), at), ends)
+
+    def detokenize(self, token_ids):
+        """ids [..., (pieces)] -> strings [...], each row's words joined by spaces."""
+        words = self._wordpiece.detokenize(token_ids)
+        if isinstance(words, tf.RaggedTensor):
+            return tf.strings.reduce_join(words, axis=-1, separator=" ")
+        return words
+
+
+@functools.cache  # immutable tables; tokenizers with the same option share it
+def _basic_splitter(lower_case: bool) -> BasicTokenizer:
+    """BERT's normalization with FastWordpieceTokenizer's split, as FastBertTokenizer runs them."""
+    return BasicTokenizer(
+        normalizers.tf_text_normalizer(lower_case=lower_case, normalization_form=None), fast_wordpiece_pre_tokenizer()
+    )

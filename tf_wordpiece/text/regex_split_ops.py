@@ -1,0 +1,113 @@
+"""tensorflow_text's `regex_split` and `regex_split_with_offsets`, in core ops (TensorFlow's RE2, as there).
+
+One `tf.strings.regex_replace` writes a marker byte around every delimiter
+match (0xFF, never part of UTF-8), one `tf.strings.split` cuts there: the
+pieces alternate text, delimiter, text, ... Empty pieces go; a delimiter
+stays as a token when `keep_delim_regex_pattern` matches all of it. A
+pattern that matches the empty string: its empty matches are ignored (in
+tensorflow_text the op never returns).
+
+Shapes: strings [...] -> tokens [..., (tokens)] (a scalar gives [1, (tokens)],
+as in tensorflow_text); offsets int64 bytes, `end` exclusive.
+
+>>> regex_split(["hello there", "a,b"], r"\\s|,", r",").to_list()
+[[b'hello', b'there'], [b'a', b',', b'b']]
+"""
+
+from __future__ import annotations
+
+import tensorflow as tf
+
+from tf_wordpiece.shapes import as_strings
+
+_MARK = b"\xff"  # never in UTF-8
+_REWRITE = b"\xff\\0\xff"
+
+
+def regex_split_with_offsets(
+    input,  # noqa: A002 (the peer's name)
+    delim_regex_pattern: str,
+    keep_delim_regex_pattern: str = "",
+    name: str | None = None,
+) -> tuple:
+    """Splits each string where `delim_regex_pattern` matches; returns (tokens, begin, end).
+
+    Args:
+      input: string Tensor of any rank, or RaggedTensor, of UTF-8 text
+        without the byte 0xFF (a ValueError at run time otherwise).
+      delim_regex_pattern: RE2 pattern of the delimiters.
+      keep_delim_regex_pattern: RE2 pattern of the delimiters kept as tokens
+        (matching a whole delimiter). Defaults to `""` (none kept).
+      name: the name scope of the ops. Defaults to None.
+    Returns:
+      (tokens string, begin int64, end int64), each [..., (tokens)]; byte offsets.
+
+    >>> tokens, begin, end = regex_split_with_offsets(["hello  world"], r"\\s")
+    >>> tokens.to_list(), begin.to_list(), end.to_list()
+    ([[b'hello', b'world']], [[0, 7]], [[5, 12]])
+    """
+    for arg, pattern in (
+        ("delim_regex_pattern", delim_regex_pattern),
+        ("keep_delim_regex_pattern", keep_delim_regex_pattern),
+    ):
+        if not isinstance(pattern, str):
+            raise TypeError(f"{arg}: expected an RE2 pattern (str), got {type(pattern).__name__}: {pattern!r}")
+    strings = as_strings(input, "input")
+    with tf.name_scope(name or "RegexSplitWithOffsets"):
+        if isinstance(strings, tf.RaggedTensor):
+            inner = regex_split_with_offsets(strings.flat_values, delim_regex_pattern, keep_delim_regex_pattern)
+            dtype = strings.row_splits.dtype
+            return tuple(strings.with_flat_values(t.with_row_splits_dtype(dtype)) for t in inner)
+        outputs = _split_flat(tf.reshape(strings, [-1]), delim_regex_pattern, keep_delim_regex_pattern)
+        rank = strings.shape.rank
+        if rank is not None and rank > 1:
+            shape = tf.shape(strings, out_type=tf.int64)
+            for axis in range(rank - 1, 0, -1):
+                outputs = tuple(tf.RaggedTensor.from_uniform_row_length(t, shape[axis]) for t in outputs)
+        return outputs
+
+
+def regex_split(
+    input,  # noqa: A002 (the peer's name)
+    delim_regex_pattern: str,
+    keep_delim_regex_pattern: str = "",
+    name: str | None = None,
+) -> tf.RaggedTensor:
+    """The tokens of `regex_split_with_offsets`: string [...] -> [..., (tokens)].
+
+    >>> regex_split("a b", " ", " ").to_list()
+    [[b'a', b' ', b'b']]
+    """
+    return regex_split_with_offsets(input, delim_regex_pattern, keep_delim_regex_pattern, name)[0]
+
+
+def _split_flat(strings: tf.Tensor, delim: str, keep: str) -> tuple:
+    """string [n] -> (tokens, begin, end) [n, (tokens)]."""
+    check = tf.debugging.Assert(
+        tf.reduce_all(tf.strings.split(strings, _MARK).row_lengths() == 1),
+        [
+            "input: a string holds the byte 0xFF (never in UTF-8), which regex_split does not take; "
+            "clean it with coerce_to_structurally_valid_utf8"
+        ],
+    )
+    with tf.control_dependencies([check]):
+        marked = tf.strings.regex_replace(strings, delim.encode("utf-8"), _REWRITE)
+    pieces = tf.strings.split(marked, _MARK)  # text, delimiter, text, ... per string
+    lengths = tf.strings.length(pieces.flat_values, unit="BYTE")
+    splits = pieces.row_splits
+    ends = tf.cumsum(tf.cast(lengths, tf.int64))
+    row_base = tf.gather(tf.concat([[0], ends], 0), tf.gather(splits[:-1], pieces.value_rowids()))
+    end = ends - row_base
+    begin = end - tf.cast(lengths, tf.int64)
+    position = tf.range(tf.size(lengths, out_type=tf.int64)) - tf.gather(splits, pieces.value_rowids())
+    is_delimiter = position % 2 == 1
+    keep_piece = lengths > 0
+    if keep:
+        kept_delimiter = tf.strings.regex_full_match(pieces.flat_values, f"({keep})")
+        keep_piece &= ~is_delimiter | kept_delimiter
+    else:
+        keep_piece &= ~is_delimiter
+    mask = pieces.with_flat_values(keep_piece)
+    return tuple(
+        tf.ragged.boolean_mask(pieces.with_flat_values(values), mask) for values in (pieces.flat_values, begin, end)
+    )
