@@ -77,9 +77,11 @@ def _binary(data: bytes) -> str | None:
     A NUL alone on its line is a token (some vocabularies list it), so it is text.
     """
     sample = data[:_SAMPLE]
-    if any(b"\x00" in line and line.rstrip(b"\r") != b"\x00" for line in sample.split(b"\n")):
+    lines = sample.split(b"\n")
+    if any(b"\x00" in line and line.rstrip(b"\r") != b"\x00" for line in lines):
         return "NUL bytes"
-    controls = sum(1 for byte in sample if byte < 0x20 and byte not in _TEXT_CONTROLS)
+    tokens = [line for line in lines if line.rstrip(b"\r") != b"\x00"]  # a NUL token is not a control byte here
+    controls = sum(1 for line in tokens for byte in line if byte < 0x20 and byte not in _TEXT_CONTROLS)
     if controls * 20 > len(sample):  # over 5%: text has next to none
         return "control bytes"
     return None
