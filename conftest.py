@@ -15,7 +15,7 @@ import pytest
 
 # tests/helpers holds the suite's plugins; tests/conftest.py adds the same folder for the test modules.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "tests"))
-pytest_plugins = ["helpers.costs", "helpers.serial", "helpers.order"]  # see each module
+pytest_plugins = ["helpers.costs", "helpers.serial", "helpers.order", "helpers.tiers"]  # see each module
 
 AUTOGRAPH_FILES = "__autograph_generated_file"  # TensorFlow's tf.function sources, removed when Python exits
 

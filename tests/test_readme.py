@@ -5,6 +5,8 @@ How blocks run (and which do not): tests/helpers/doc_blocks.py; tests/test_docs.
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
 
 from helpers.doc_blocks import REPO, RUNNABLE, SHOWN, Block, blocks, run_page, run_shell
@@ -25,14 +27,21 @@ def test_blocks_are_found_and_every_tag_is_known():
     assert any(block.skipped for block in found), "the pip install block should carry a skip-test marker"
 
 
-def test_the_test_commands_name_paths_that_exist():
-    """The skipped pytest blocks (the quick set, everything) name test files and folders: each must exist."""
+def test_the_test_commands_name_paths_and_markers_that_exist(pytestconfig):
+    """The skipped pytest blocks (the quick set, everything) name test paths and markers (-m): each must exist."""
     found = readme_blocks(README.read_text(encoding="utf-8"))
     commands = [block.code for block in found if block.skipped and "pytest" in block.code]
     assert commands, "the README's pytest commands were not found"
-    named = {word for code in commands for word in code.split() if word.startswith(("tests/", "tf_wordpiece"))}
-    assert named, "the pytest commands name no path; is the parser still right?"
+    lines = [shlex.split(line, comments=True) for code in commands for line in code.splitlines()]
+    named = {word for words in lines for word in words if word.startswith(("tests/", "tf_wordpiece"))}
     assert not sorted(path for path in named if not (REPO / path).exists()), "README names paths that do not exist"
+    # pytest's -m (the words after "pytest"; python's own -m names the module)
+    options = [words[words.index("pytest") + 1 :] for words in lines if "pytest" in words]
+    selections = [word for words in options for before, word in zip(words, words[1:]) if before == "-m"]
+    markers = {name for selection in selections for name in selection.split() if name not in ("not", "and", "or")}
+    assert markers >= {"quick", "slow"}, f"the README's -m selections were not found: {markers}"
+    registered = {line.split(":")[0].split("(")[0] for line in pytestconfig.getini("markers")}
+    assert markers <= registered, f"README selects markers pytest does not know: {sorted(markers - registered)}"
 
 
 def test_parser_honours_the_skip_marker_and_treats_untagged_blocks_as_output():
