@@ -47,15 +47,15 @@ MODELS = {  # task: (backbone, tokenizer, preprocessor) names in keras_hub.model
 # keras-hub's preprocessors' outputs as JSON-able lists: run here (real tensorflow_text) and in a child (ours).
 COMPUTE = textwrap.dedent(
     """
-    def preprocessor_outputs(keras_hub, keras, vocab, lines, length):
+    def preprocessor_outputs(keras_hub, keras, tf, vocab, lines, length):
         def plain(value):
             return keras.ops.convert_to_numpy(value).tolist()
 
         def flat(out):
-            x, y, weights = out if isinstance(out, tuple) else (out, None, None)
+            x, *rest = out if isinstance(out, tuple) else (out,)
             got = {name: plain(value) for name, value in x.items()}
-            if y is not None:
-                got["y"], got["sample_weight"] = plain(y), plain(weights)
+            for name, value in zip(("y", "sample_weight"), rest):
+                got[name] = plain(value)
             return got
 
         models = keras_hub.models
@@ -67,7 +67,7 @@ COMPUTE = textwrap.dedent(
             lm = getattr(models, prefix + "MaskedLMPreprocessor")
             out[prefix + "/one"] = flat(classifier(tokenizer=tokenizer, sequence_length=length)(lines))
             pairs = classifier(tokenizer=tokenizer, sequence_length=length, truncate="waterfall")
-            out[prefix + "/pairs"] = flat(pairs((lines, lines[::-1])))
+            out[prefix + "/pairs"] = flat(pairs(x=(tf.constant(lines), tf.constant(lines[::-1]))))
             for rate in (0.0, 1.0):
                 pre = lm(tokenizer=tokenizer, sequence_length=length, mask_selection_rate=rate, **masked)
                 out[f"{prefix}/masked_lm_{rate}"] = flat(pre(lines))
@@ -89,7 +89,7 @@ OURS_AND_EXPORT = COMPUTE + textwrap.dedent(
     vocab = [line.rstrip("\\n") for line in open(vocab_path, encoding="utf-8")]
     lines = json.load(open(lines_path, encoding="utf-8"))
     result = {"installed": installed, "module": tensorflow_text.__name__}
-    result["outputs"] = preprocessor_outputs(keras_hub, keras, vocab, lines, length)
+    result["outputs"] = preprocessor_outputs(keras_hub, keras, tf, vocab, lines, length)
 
     keras.utils.set_random_seed(0)
     backbone = keras_hub.models.BertBackbone(
@@ -264,7 +264,7 @@ def test_preprocessors_equal_the_real_tensorflow_texts(hub, vocab, ours):
     assert ours["installed"] == ours["module"] == "tf_wordpiece.text"
     namespace: dict = {}
     exec(COMPUTE, namespace)
-    want = namespace["preprocessor_outputs"](hub, keras, vocab, comparison_lines(), LENGTH)
+    want = namespace["preprocessor_outputs"](hub, keras, tf, vocab, comparison_lines(), LENGTH)
     got = ours["outputs"]
     assert sorted(got) == sorted(want)
     for config, outputs in want.items():
