@@ -147,12 +147,13 @@ def hub():
     import tf_wordpiece
 
     installed = tf_wordpiece.install_as_tensorflow_text()
-    if "keras_hub" in sys.modules and installed == "tf_wordpiece.text":
-        pytest.fail("keras_hub was imported before install_as_tensorflow_text(): it holds no tensorflow_text")
     import keras_hub
     import tensorflow_text
+    from keras_hub.src.tokenizers import word_piece_tokenizer
 
     assert tensorflow_text.__name__ == installed
+    if word_piece_tokenizer.tf_text is not tensorflow_text:
+        pytest.fail("keras_hub was imported before install_as_tensorflow_text(): it holds no tensorflow_text")
     return keras_hub
 
 
