@@ -162,6 +162,9 @@ def test_text_model_on_a_tokenizer_and_packer_chain(vocab_tokens):
 
 def test_keras_hubs_classifier_takes_the_preprocessor(preprocessor, tmp_path):
     """keras-hub's task maps a preprocessor that is not its own over tf.data on every backend: ours runs there."""
+    import tf_wordpiece
+
+    tf_wordpiece.install_as_tensorflow_text()  # before keras_hub's first import (test_keras_hub_models needs it)
     keras_hub = pytest.importorskip("keras_hub")
     keras.utils.set_random_seed(0)
     backbone = keras_hub.models.BertBackbone(

@@ -114,3 +114,19 @@ def test_offsets_map_is_a_clear_error():
         ours.normalize_utf8_with_offsets_map(["a"])
     with pytest.raises(ValueError, match="normalization_form"):
         ours.normalize_utf8_with_offsets_map(["a"], "bad")
+
+
+def test_normalize_utf8_in_a_saved_model_holds_no_untracked_resource(tmp_path):
+    """keras-hub exports its tokenizers' calls: ours must save (no module-level lookup table) and serve the same."""
+    strings = tf.constant(["e\u0301 A\u030a \u1e9b\u0323", "\ufb01 \u2460", "", "caf\xe9"])
+
+    class Normalizer(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+        def serve(self, text):
+            return {form: ours.normalize_utf8(text, form) for form in ("NFC", "NFD", "NFKC", "NFKD")}
+
+    want = {form: value.numpy().tolist() for form, value in Normalizer().serve(strings).items()}
+    tf.saved_model.save(Normalizer(), str(tmp_path / "normalizer"))
+    served = tf.saved_model.load(str(tmp_path / "normalizer")).serve(strings)
+    assert {form: value.numpy().tolist() for form, value in served.items()} == want
+    assert want["NFC"][0] == "\xe9 \xc5 \u1e9b\u0323".encode()  # composed: the pair lookup ran

@@ -54,13 +54,19 @@ class Composer(tf.Module):
         super().__init__()
         pairs, ccc, maybe = _composition_data()
         with tf.init_scope():
+            # Sorted constants, not a lookup table: a table held by the module-level Composer of
+            # tf_wordpiece.text's normalize_utf8 would be an untracked resource in a SavedModel.
             keys = np.array([(a << _CP_BITS) | b for a, b in pairs], np.int64)
-            self._pairs = tf.lookup.StaticHashTable(
-                tf.lookup.KeyValueTensorInitializer(tf.constant(keys), tf.constant(list(pairs.values()), tf.int64)),
-                default_value=-1,
-            )
+            by_key = np.argsort(keys)
+            self._pair_keys = tf.constant(keys[by_key])
+            self._pair_values = tf.constant(np.array(list(pairs.values()), np.int32)[by_key])
         self._ccc = ut.CodePointLookup(ccc)
         self._maybe = ut.CodePointLookup(maybe)  # class 0, but may combine with what precedes it
+
+    def _composite(self, keys: tf.Tensor) -> tf.Tensor:
+        """int64 pair keys [k] -> int32 [k]: the primary composite of each (starter, mark) pair, -1 for none."""
+        at = tf.minimum(tf.searchsorted(self._pair_keys, keys), tf.size(self._pair_keys) - 1)
+        return tf.where(tf.gather(self._pair_keys, at) == keys, tf.gather(self._pair_values, at), -1)
 
     def order(self, code_points: tf.Tensor, rows: tf.Tensor) -> tf.Tensor:
         """Canonical ordering alone (the D of NFD after a per-code-point decomposition).
@@ -151,7 +157,7 @@ class Composer(tf.Module):
                 tf.bitwise.left_shift(tf.cast(tf.maximum(val, 0), tf.int64), _CP_BITS),
                 tf.cast(tf.maximum(c, 0), tf.int64),
             )
-            composite = tf.where(unblocked, tf.cast(self._pairs.lookup(key), tf.int32), -1)
+            composite = tf.where(unblocked, self._composite(key), -1)
             composed = composite >= 0
             done = tf.boolean_mask(pos, composed)[:, None]
             cps = tf.tensor_scatter_nd_update(cps, done, tf.boolean_mask(composite, composed))
