@@ -30,6 +30,18 @@ TOKENS = [
 VALID_VOCAB = "".join(f"{t}\n" for t in TOKENS).encode("utf-8")
 
 
+def looks_binary(data: bytes) -> bool:
+    """What the readers refuse as "not a text file" (the documented rule, written out again): in the first 8 KiB,
+    a line holding a NUL byte and anything else, or control bytes (C0 but tab, line and page breaks; a NUL alone
+    on its line is a token) over 5% of the bytes."""
+    head = data[:8192]
+    lines = [line.removesuffix(b"\r") for line in head.split(b"\n")]
+    if any(b"\x00" in line and line != b"\x00" for line in lines):
+        return True
+    controls = sum(byte < 0x20 and byte not in b"\t\n\r\x0b\x0c" for line in lines if line != b"\x00" for byte in line)
+    return controls * 20 > len(head)
+
+
 def expected_vocab(data: bytes) -> list[str] | None:
     """The vocab.txt format, written out independently: UTF-8 without BOM, "\\n" or "\\r\\n" ends each line, line n
     is id n; a valid vocabulary is non-empty, has no duplicates and has the unknown token. None if invalid."""
