@@ -29,12 +29,19 @@ def progress_bar(iterable: Iterable[T] | None = None, *, desc: str, disable: boo
 
 def _animated(stream) -> bool:
     """Whether a bar redrawn in place suits `stream`: a terminal, or a notebook (tqdm.auto draws a widget there)."""
-    if "ipykernel" in sys.modules:
+    if _in_a_notebook():
         return True
     try:
         return stream.isatty()
     except (AttributeError, ValueError):  # no isatty, or a closed stream
         return False
+
+
+def _in_a_notebook() -> bool:
+    """Whether this process is a Jupyter kernel running code (not merely one that imported ipykernel)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    return type(shell).__name__ == "ZMQInteractiveShell"
 
 
 class PlainLines:
