@@ -172,17 +172,25 @@ def check_zip_output(path: str | os.PathLike, *, overwrite: bool, folder_name: s
     )
 
 
+def head_text(head: bytes) -> str | None:
+    """The first bytes of a file as UTF-8 text (a character cut at the end of the sample dropped), or None if
+    they are not UTF-8."""
+    try:
+        return head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if e.start < len(head) - 4:  # not just a character cut at the end of the sample
+            return None
+        return head[: e.start].decode("utf-8")
+
+
 def looks_like_text_lines(head: bytes) -> bool:
     """Whether the first bytes of a file read as UTF-8 text of one token a line (a vocab file), not prose or data.
 
     Prose, tables and JSON have spaces inside most lines; vocabularies almost never do.
     """
-    try:
-        text = head.decode("utf-8")
-    except UnicodeDecodeError as e:
-        if e.start < len(head) - 4:  # not just a character cut at the end of the sample
-            return False
-        text = head[: e.start].decode("utf-8")
+    text = head_text(head)
+    if text is None:
+        return False
     lines = [line.strip() for line in text.split("\n") if line.strip()]
     with_spaces = sum(1 for line in lines if any(c.isspace() for c in line))
     binary = sum(1 for line in lines if "\x00" in line and line != "\x00")  # a NUL token alone on its line is fine

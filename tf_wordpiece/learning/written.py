@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from tf_wordpiece.files import head_text
+
 
 def looks_learned(head: bytes, *, joiners: Sequence[str] = ("##",)) -> bool:
     """Whether a file's first bytes read as a vocabulary the learner wrote (see the module docstring).
@@ -23,12 +25,9 @@ def looks_learned(head: bytes, *, joiners: Sequence[str] = ("##",)) -> bool:
     >>> looks_learned(b"milk\\neggs\\nbread\\n")
     False
     """
-    try:
-        text = head.decode("utf-8")
-    except UnicodeDecodeError as e:
-        if e.start < len(head) - 4:  # not just a character cut at the end of the sample
-            return False
-        text = head[: e.start].decode("utf-8")
+    text = head_text(head)
+    if text is None:
+        return False
     lines = text.split("\n")[:-1]  # the last one is cut, or empty after the final line break
     if not lines or len(set(lines)) < len(lines) or any(not t or any(c.isspace() for c in t) for t in lines):
         return False
