@@ -35,9 +35,14 @@ class TableLookup:
 
     def __call__(self, code_points: tf.Tensor, rows: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
         """int32 [m] code points and their rows -> the replaced code points [k] and their rows [k]."""
+        replaced, source = self.with_sources(code_points)
+        return replaced, tf.gather(rows, source)
+
+    def with_sources(self, code_points: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+        """int32 [m] code points -> (the replaced code points [k], int32 [k] the index in `code_points` of each one's)."""
         row = tf.where(code_points == ut.INVALID_UTF8, 0, self._rows(code_points))
         replaced, source, _ = self.normalizer.normalize(code_points, row)
-        return replaced, tf.gather(rows, source)
+        return replaced, source
 
 
 @functools.cache  # the tables are immutable; tokenizers share them

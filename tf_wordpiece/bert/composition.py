@@ -62,6 +62,18 @@ class Composer(tf.Module):
             self._pair_values = tf.constant(np.array(list(pairs.values()), np.int32)[by_key])
         self._ccc = ut.CodePointLookup(ccc)
         self._maybe = ut.CodePointLookup(maybe)  # class 0, but may combine with what precedes it
+        leads = np.zeros(ut.NUM_CODE_POINTS, np.int32)
+        leads[[first for first, _ in pairs]] = 1
+        self._leads = ut.CodePointLookup(leads)  # may combine with what follows it
+
+    def properties(self, code_points: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
+        """int32 code points [m] (negative ones: class 0, combining with nothing) -> (combining class,
+        bool may combine with what precedes it, bool may combine with what follows it), each [m]."""
+        valid = code_points >= 0
+        cps = tf.maximum(code_points, 0)
+        ccc = tf.where(valid, self._ccc(cps), 0)
+        back = valid & ((ccc > 0) | (self._maybe(cps) > 0))
+        return ccc, back, valid & (self._leads(cps) > 0)
 
     def _composite(self, keys: tf.Tensor) -> tf.Tensor:
         """int64 pair keys [k] -> int32 [k]: the primary composite of each (starter, mark) pair, -1 for none."""

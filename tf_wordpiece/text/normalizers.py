@@ -20,7 +20,7 @@ import tensorflow as tf
 
 from tf_wordpiece.bert.code_points import encode_code_points, table_lookup
 from tf_wordpiece.bert.composition import Composer
-from tf_wordpiece.shapes import as_strings, rows_of_values
+from tf_wordpiece.shapes import as_strings, rows_and_positions, rows_of_values
 from tf_wordpiece.unicode import tables as ut
 
 NORMALIZATION_FORMS = ("NFC", "NFD", "NFKC", "NFKD")
@@ -118,24 +118,148 @@ def _composer() -> Composer:
 
 def _normalize_flat(strings: tf.Tensor, *, form: str) -> tf.Tensor:
     """string [n] -> [n]: decomposed by the table, marks in canonical order, composed for the C forms."""
+    return _normalized(strings, form)[0]
+
+
+def _normalized(strings: tf.Tensor, form: str) -> tuple:
+    """string [n] -> (normalized string [n], its code points `out` [o], the decoded input `chars`, and how
+    each output came about: the decomposed code points `mapped` [k],
+    int32 `source` [k] (the input code point of each decomposed one), `owner` [k] (the output code point
+    each decomposed one went into), `first` [o] (the decomposed index of each output's first constituent)).
+    """
     table, compose = _STEPS[form]
     chars = tf.strings.unicode_decode_with_offsets(strings, "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8)
     code_points = chars[0].flat_values
     rows = rows_of_values(chars[0].row_splits[:-1], tf.size(code_points))
-    mapped, mapped_rows = table_lookup(table)(code_points, rows)
+    mapped, source = table_lookup(table).with_sources(code_points)
+    mapped_rows = tf.gather(rows, source)
     if compose:
-        out, first, _ = _composer()(mapped, mapped_rows)
-        out_rows = tf.gather(mapped_rows, first)
+        out, first, owner = _composer()(mapped, mapped_rows)
     else:
-        order = _composer().order(mapped, mapped_rows)
-        out, out_rows = tf.gather(mapped, order), mapped_rows
+        first = _composer().order(mapped, mapped_rows)
+        out, owner = tf.gather(mapped, first), tf.math.invert_permutation(first)
+    out_rows = tf.gather(mapped_rows, first)
     n = tf.size(strings)
     invalid = code_points == ut.INVALID_UTF8
-    return tf.cond(
+    normalized = tf.cond(
         tf.reduce_any(invalid),
         lambda: encode_keeping_bytes(out, out_rows, n, invalid_bytes(strings, chars, rows, invalid)),
         lambda: encode_code_points(out, out_rows, n),
     )
+    return normalized, out, chars, mapped, source, owner, first
+
+
+def _with_offsets_map_flat(strings: tf.Tensor, form: str) -> tuple[tf.Tensor, tf.RaggedTensor]:
+    """string [n] -> (normalized [n], int64 [n, (normalized length + 1)]: the input byte of each output one).
+
+    The input is cut into pieces that normalize on their own, as ICU's
+    `normalizeUTF8` records them in its `Edits`: a piece whose bytes stay the
+    same maps byte for byte; in a changed one, its first output byte maps to
+    its first input byte and the others to its end (ICU's
+    `sourceIndexFromDestinationIndex`). The end maps to the input's length.
+    """
+    normalized, out, chars, mapped, source, owner, first = _normalized(strings, form)
+    span = _Spans(strings, normalized, chars, out, tf.gather(source, first))
+    finest = _finest_pieces(chars, mapped, source, owner, first, form)
+    changed = tf.gather(span.of_pieces(finest)[4], finest)
+    # ICU rewrites the whole run between two normalization boundaries where anything in it changes.
+    segment = tf.cumsum(tf.cast(_boundaries(chars, mapped, source, form), tf.int32)) - 1
+    any_changed = tf.math.unsorted_segment_max(tf.cast(changed, tf.int32), segment, tf.size(segment))
+    starts_segment = tf.concat([[True], segment[1:] != segment[:-1]], 0)[: tf.size(segment)]
+    starts_piece = tf.concat([[True], finest[1:] != finest[:-1]], 0)[: tf.size(finest)]
+    cut = starts_piece & (starts_segment | (tf.gather(any_changed, segment) == 0))
+    pieces = tf.cumsum(tf.cast(cut, tf.int32)) - 1
+    return normalized, span.offsets_map(pieces)
+
+
+class _Spans:
+    """Where each input and output code point of a flat batch of strings lies, in bytes of its string."""
+
+    def __init__(self, strings, normalized, chars, out, out_source):
+        self.strings, self.normalized = strings, normalized
+        self.rows = tf.cast(chars[0].value_rowids(), tf.int32)
+        self.lengths = tf.cast(tf.strings.length(strings), tf.int64)
+        self.starts = chars[1].flat_values
+        last = tf.concat([self.rows[1:] != self.rows[:-1], [True]], 0)
+        self.ends = tf.where(last, tf.gather(self.lengths, self.rows), tf.concat([self.starts[1:], [0]], 0))
+        # Each output code point's bytes: its UTF-8 length, or the raw bytes an invalid one stands for.
+        out = tf.cast(out, tf.int64)
+        utf8 = 1 + tf.cast(out >= 0x80, tf.int64) + tf.cast(out >= 0x800, tf.int64) + tf.cast(out >= 0x10000, tf.int64)
+        raw = tf.gather(self.ends - self.starts, out_source)
+        self.out_bytes = tf.where(out == ut.INVALID_UTF8, raw, utf8)
+        self.out_source = out_source
+        self.out_rows = tf.gather(self.rows, out_source)
+        before_row = tf.cumsum(tf.math.unsorted_segment_sum(self.out_bytes, self.out_rows, tf.size(strings)), exclusive=True)
+        self.out_starts = tf.cumsum(self.out_bytes, exclusive=True) - tf.gather(before_row, self.out_rows)
+
+    def of_pieces(self, pieces: tf.Tensor) -> tuple:
+        """int32 [m] each input code point's piece -> each piece's (input start, input end, output start,
+        output end, changed: bool), [p] each."""
+        count = tf.reduce_max(tf.concat([pieces, [-1]], 0)) + 1
+        out_pieces = tf.gather(pieces, self.out_source)
+        src_start = tf.math.unsorted_segment_min(self.starts, pieces, count)
+        src_end = tf.math.unsorted_segment_max(self.ends, pieces, count)
+        dst_start = tf.math.unsorted_segment_min(self.out_starts, out_pieces, count)
+        dst_end = tf.math.unsorted_segment_max(self.out_starts + self.out_bytes, out_pieces, count)
+        row = tf.math.unsorted_segment_min(self.rows, pieces, count)
+        before = tf.strings.substr(tf.gather(self.strings, row), src_start, src_end - src_start)
+        after = tf.strings.substr(tf.gather(self.normalized, row), dst_start, dst_end - dst_start)
+        return src_start, src_end, dst_start, dst_end, before != after
+
+    def offsets_map(self, pieces: tf.Tensor) -> tf.RaggedTensor:
+        """int64 [n, (output length + 1)]: each output byte's input byte, as ICU's fine Edits iterator reads it."""
+        src_start, src_end, dst_start, _, changed = self.of_pieces(pieces)
+        k, within = rows_and_positions(self.out_bytes, out_type=tf.int64)
+        piece = tf.gather(tf.gather(pieces, self.out_source), k)
+        at = tf.gather(self.out_starts, k) + within
+        piece_at = tf.gather(dst_start, piece)
+        linear = tf.gather(src_start, piece) + at - piece_at
+        value = tf.where(tf.gather(changed, piece) & (at != piece_at), tf.gather(src_end, piece), linear)
+        per_byte = tf.RaggedTensor.from_value_rowids(value, tf.gather(self.out_rows, k), nrows=tf.size(self.strings))
+        return tf.concat([per_byte, tf.expand_dims(self.lengths, 1)], axis=1)
+
+
+def _finest_pieces(chars, mapped, source, owner, first, form) -> tf.Tensor:
+    """int32 [m]: each input code point's piece, the finest cut of the strings into runs of code points whose
+    outputs are a run of the output (no reordering or composition across a cut)."""
+    k = tf.size(mapped)
+    j = tf.range(k)
+    in_rows = tf.cast(chars[0].value_rowids(), tf.int32)
+    if _STEPS[form][1]:
+        sorted_at = tf.math.invert_permutation(_composer().order(mapped, tf.gather(in_rows, source)))
+    else:
+        sorted_at = owner
+    out_at = tf.gather(sorted_at, tf.gather(first, owner))  # where each one's output code point sorted
+    lo = tf.minimum(j, tf.minimum(sorted_at, out_at))
+    hi = tf.maximum(j, tf.maximum(sorted_at, out_at))
+    ones = tf.ones_like(j)
+    crossing = tf.cumsum(
+        tf.math.unsorted_segment_sum(ones, lo + 1, k + 1) - tf.math.unsorted_segment_sum(ones, hi + 1, k + 1)
+    )[:k]  # at each decomposed index: how many links cross the cut before it
+    m = tf.size(in_rows)
+    first_mapped = tf.math.unsorted_segment_min(j, source, m)
+    new_row = tf.concat([[True], in_rows[1:] != in_rows[:-1]], 0)[:m]
+    return tf.cumsum(tf.cast(new_row | (tf.gather(crossing, first_mapped) == 0), tf.int32)) - 1
+
+
+def _boundaries(chars, mapped, source, form) -> tf.Tensor:
+    """bool [m]: whether ICU's normalizer has a boundary before each input code point (decomposition's for
+    NFD and NFKD, composition's for NFC and NFKC), as its `decomposeUTF8` and `composeUTF8` find them."""
+    m = tf.size(chars[0].flat_values)
+    ccc, back, forward = _composer().properties(mapped)
+    j = tf.range(tf.size(mapped))
+    lead = tf.gather(j, tf.math.unsorted_segment_min(j, source, m))  # each input code point's first mapped one
+    trail = tf.math.unsorted_segment_max(j, source, m)  # and its last
+    previous_trail = tf.concat([[0], tf.gather(trail, tf.range(m - 1))], 0)[:m]
+    if _STEPS[form][1]:
+        before = ~tf.gather(back, lead)
+        after = ~tf.gather(back, previous_trail) & ~tf.gather(forward, previous_trail)
+    else:
+        before = tf.gather(ccc, lead) == 0
+        after = tf.gather(ccc, previous_trail) <= 1
+    in_rows = tf.cast(chars[0].value_rowids(), tf.int32)
+    new_row = tf.concat([[True], in_rows[1:] != in_rows[:-1]], 0)[:m]
+    return new_row | before | after
 
 
 def invalid_bytes(strings, chars, rows, invalid) -> tf.Tensor:
