@@ -39,7 +39,7 @@ class TableLookup:
         return replaced, tf.gather(rows, source)
 
     def with_sources(self, code_points: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
-        """int32 [m] code points -> (the replaced code points [k], int32 [k] the index in `code_points` of each one's)."""
+        """int32 [m] code points -> (the replaced code points [k], int32 [k]: the index in `code_points` of each)."""
         row = tf.where(code_points == ut.INVALID_UTF8, 0, self._rows(code_points))
         replaced, source, _ = self.normalizer.normalize(code_points, row)
         return replaced, source

@@ -189,7 +189,9 @@ class _Spans:
         self.out_bytes = tf.where(out == ut.INVALID_UTF8, raw, utf8)
         self.out_source = out_source
         self.out_rows = tf.gather(self.rows, out_source)
-        before_row = tf.cumsum(tf.math.unsorted_segment_sum(self.out_bytes, self.out_rows, tf.size(strings)), exclusive=True)
+        before_row = tf.cumsum(
+            tf.math.unsorted_segment_sum(self.out_bytes, self.out_rows, tf.size(strings)), exclusive=True
+        )
         self.out_starts = tf.cumsum(self.out_bytes, exclusive=True) - tf.gather(before_row, self.out_rows)
 
     def of_pieces(self, pieces: tf.Tensor) -> tuple:
@@ -215,7 +217,8 @@ class _Spans:
         piece_at = tf.gather(dst_start, piece)
         linear = tf.gather(src_start, piece) + at - piece_at
         value = tf.where(tf.gather(changed, piece) & (at != piece_at), tf.gather(src_end, piece), linear)
-        per_byte = tf.RaggedTensor.from_value_rowids(value, tf.gather(self.out_rows, k), nrows=tf.size(self.strings))
+        rows = tf.cast(tf.gather(self.out_rows, k), tf.int64)
+        per_byte = tf.RaggedTensor.from_value_rowids(value, rows, nrows=tf.size(self.strings, out_type=tf.int64))
         return tf.concat([per_byte, tf.expand_dims(self.lengths, 1)], axis=1)
 
 
@@ -250,7 +253,7 @@ def _boundaries(chars, mapped, source, form) -> tf.Tensor:
     j = tf.range(tf.size(mapped))
     lead = tf.gather(j, tf.math.unsorted_segment_min(j, source, m))  # each input code point's first mapped one
     trail = tf.math.unsorted_segment_max(j, source, m)  # and its last
-    previous_trail = tf.concat([[0], tf.gather(trail, tf.range(m - 1))], 0)[:m]
+    previous_trail = tf.concat([[0], trail[:-1]], 0)[:m]
     if _STEPS[form][1]:
         before = ~tf.gather(back, lead)
         after = ~tf.gather(back, previous_trail) & ~tf.gather(forward, previous_trail)
@@ -289,29 +292,112 @@ def encode_keeping_bytes(code_points, rows, n, raw: tf.Tensor) -> tf.Tensor:
 
 
 def normalize_utf8_with_offsets_map(input, normalization_form: str = "NFKC", name: str | None = None):  # noqa: A002
-    """Not supported: a ValueError that says so (the form is checked first, as everywhere).
+    """`normalize_utf8`, and a map from each normalized byte offset back to the input, as tensorflow_text's.
 
-    tensorflow_text returns ICU's edit records as an opaque `tf.variant`
-    tensor, which core TensorFlow ops cannot build; `normalize_utf8` gives the
-    same strings, and `tf_wordpiece.BertTokenizer(offsets="original")` gives
-    token offsets in the input strings.
+    The map is exact: `find_source_offsets` gives what tensorflow_text's does
+    (ICU's edit records read with a fine iterator) for every offset. Treat it
+    as opaque, as tensorflow_text's `tf.variant`: it is an int64 RaggedTensor
+    (a Tensor for a scalar input) with one more dimension than the input,
+    holding, per string, the input byte offset of each normalized byte offset
+    0..len inclusive; index or slice it along with the strings.
 
-    >>> normalize_utf8_with_offsets_map(["a"])
-    Traceback (most recent call last):
-    ...
-    ValueError: normalize_utf8_with_offsets_map: not supported by tf_wordpiece.text ...
+    Args:
+      input: string Tensor of any rank, or RaggedTensor, of UTF-8 text.
+      normalization_form: `"NFC"`, `"NFD"`, `"NFKC"` or `"NFKD"`, in any case.
+        Defaults to `"NFKC"`.
+      name: the name scope of the ops. Defaults to None.
+    Returns:
+      (normalized: string, the input's shape, as `normalize_utf8` gives it;
+      offsets_map: int64, the input's shape + [(normalized length + 1)]).
+
+    >>> normalized, offsets_map = normalize_utf8_with_offsets_map(["\\uff2b\\uff21", "e\\u0301x"], "NFKC")
+    >>> normalized.numpy().tolist()
+    [b'KA', b'\\xc3\\xa9x']
+    >>> find_source_offsets(offsets_map, [[0, 1, 2], [0, 1, 2]]).numpy().tolist()
+    [[0, 3, 6], [0, 3, 3]]
     """
-    _checked_form(normalization_form)
-    raise ValueError(_NO_OFFSETS_MAP.format(function="normalize_utf8_with_offsets_map"))
+    form = _checked_form(normalization_form)
+    with tf.name_scope(name or "NormalizeUTF8WithOffsetsMap"):
+        strings = as_strings(input, "input")
+        flat = tf.reshape(strings.flat_values if isinstance(strings, tf.RaggedTensor) else strings, [-1])
+        normalized, offsets_map = _with_offsets_map_flat(flat, form)
+        if isinstance(strings, tf.RaggedTensor):
+            return strings.with_flat_values(normalized), strings.with_flat_values(offsets_map)
+        if strings.shape.rank == 0:
+            return tf.reshape(normalized, []), offsets_map[0]
+        shape = tf.shape(strings, out_type=tf.int64)
+        for size in reversed(tf.unstack(shape[1:], num=strings.shape.rank - 1)):
+            offsets_map = tf.RaggedTensor.from_uniform_row_length(offsets_map, size)
+        return tf.reshape(normalized, tf.shape(strings)), offsets_map
 
 
 def find_source_offsets(offsets_map, input_offsets, name: str | None = None):
-    """Not supported, as `normalize_utf8_with_offsets_map` (whose map it reads): a ValueError that says so."""
-    raise ValueError(_NO_OFFSETS_MAP.format(function="find_source_offsets"))
+    """Input byte offsets of normalized byte offsets, through `normalize_utf8_with_offsets_map`'s map.
+
+    As tensorflow_text's: `input_offsets` int64 of rank N + 1 (Tensor or
+    RaggedTensor) over a map of N string dimensions, each innermost row read
+    with the next string's map (a rank-1 Tensor is one string's offsets, a
+    scalar one offset of one string). Offsets below 0 give 0, offsets past
+    the normalized length give the input's length (ICU's answers); offsets
+    are read as int32, as ICU reads them. Where tensorflow_text's kernel
+    fails on a row of no offsets, this gives an empty row.
+
+    Args:
+      offsets_map: from `normalize_utf8_with_offsets_map`, indexed or sliced
+        like the strings.
+      input_offsets: int64 byte offsets into the normalized strings.
+      name: the name scope of the ops. Defaults to None.
+    Returns:
+      int64, `input_offsets`' shape (and ragged structure): byte offsets into the input strings.
+
+    >>> _, offsets_map = normalize_utf8_with_offsets_map("\\ufb01ne", "NFKC")
+    >>> find_source_offsets(offsets_map, [-1, 0, 1, 2, 3, 4, 9]).numpy().tolist()
+    [0, 0, 3, 3, 4, 5, 5]
+    """
+    with tf.name_scope(name or "FindSourceOffsets"):
+        maps = _as_map_rows(offsets_map)
+        offsets = input_offsets
+        if not isinstance(offsets, tf.RaggedTensor):
+            offsets = tf.convert_to_tensor(offsets, tf.int64, name="input_offsets")
+        if isinstance(offsets, tf.RaggedTensor):
+            values, splits = offsets.flat_values, offsets.nested_row_splits[-1]
+        elif offsets.shape.rank is None or offsets.shape.rank == 0:
+            return tf.reshape(_source_offsets(maps, tf.reshape(offsets, [1]), tf.constant([0, 1], tf.int64)), [])
+        else:
+            values = tf.reshape(offsets, [-1])
+            width = tf.shape(offsets, out_type=tf.int64)[-1]
+            rows = tf.size(values, out_type=tf.int64) // tf.maximum(width, 1) if offsets.shape.rank > 1 else 1
+            splits = tf.range(tf.cast(rows, tf.int64) + 1) * width
+        found = _source_offsets(maps, values, splits)
+        if isinstance(offsets, tf.RaggedTensor):
+            return offsets.with_flat_values(found)
+        return tf.reshape(found, tf.shape(offsets))
 
 
-_NO_OFFSETS_MAP = (
-    "{function}: not supported by tf_wordpiece.text (tensorflow_text's offsets map is a tf.variant of ICU "
-    "edits that core TensorFlow ops cannot build); use normalize_utf8 for the strings, and "
-    "tf_wordpiece.BertTokenizer(offsets='original') for token offsets in the input, or tensorflow_text itself"
-)
+def _as_map_rows(offsets_map) -> tf.RaggedTensor:
+    """An offsets map of any string shape -> int64 [strings, (normalized length + 1)]."""
+    if isinstance(offsets_map, tf.RaggedTensor):
+        rows = offsets_map.with_row_splits_dtype(tf.int64)
+        return tf.RaggedTensor.from_row_splits(rows.flat_values, rows.nested_row_splits[-1])
+    offsets_map = tf.convert_to_tensor(offsets_map, tf.int64)
+    if offsets_map.shape.rank != 1:
+        raise ValueError(
+            f"offsets_map: expected the map of normalize_utf8_with_offsets_map (an int64 RaggedTensor, or a vector "
+            f"for one string), got a Tensor of shape {offsets_map.shape}; pass the map returned with the strings"
+        )
+    return tf.RaggedTensor.from_tensor(offsets_map[None])
+
+
+def _source_offsets(maps: tf.RaggedTensor, values: tf.Tensor, splits: tf.Tensor) -> tf.Tensor:
+    """int64 offsets [k] in rows `splits` (one row per map) -> their input offsets [k]."""
+    splits = tf.cast(splits, tf.int64)
+    tf.debugging.assert_equal(
+        tf.size(splits, out_type=tf.int64) - 1,
+        maps.nrows(),
+        message="Input offset tensor dimension did not match the offset map dimension.",
+    )
+    rows = tf.cast(rows_of_values(splits[:-1], tf.size(values)), tf.int64)
+    wrapped = tf.cast(tf.cast(values, tf.int32), tf.int64)  # ICU's int32_t index
+    last = tf.gather(maps.row_lengths(), rows) - 1
+    at = tf.gather(maps.row_splits, rows) + tf.clip_by_value(wrapped, 0, last)
+    return tf.gather(maps.flat_values, at)
