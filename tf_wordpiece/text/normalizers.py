@@ -247,7 +247,14 @@ def _finest_pieces(chars, mapped, source, owner, first, form) -> tf.Tensor:
 
 def _boundaries(chars, mapped, source, form) -> tf.Tensor:
     """bool [m]: whether ICU's normalizer has a boundary before each input code point (decomposition's for
-    NFD and NFKD, composition's for NFC and NFKC), as its `decomposeUTF8` and `composeUTF8` find them."""
+    NFD and NFKD, composition's for NFC and NFKC), as its `decomposeUTF8` and `composeUTF8` find them.
+
+    Read off the combining classes and the composition pairs, not ICU's norm16
+    data: checked at every offset of the shared sample and the hard strings of
+    tests/text/test_offsets_map.py, not proved for every code point (a mapping
+    of several code points whose last starter combines backward is the kind of
+    case to check first if one ever differs).
+    """
     m = tf.size(chars[0].flat_values)
     ccc, back, forward = _composer().properties(mapped)
     j = tf.range(tf.size(mapped))
