@@ -95,12 +95,14 @@ def _split(
 def _split_flat(strings: tf.Tensor, delim: str, keep: str, offsets: bool) -> tuple:
     """string [n] -> (tokens, begin, end) [n, (tokens)]; (tokens,) alone with `offsets=False`."""
     marked = tf.strings.regex_replace(strings, delim.encode("utf-8"), _REWRITE)
-    pieces = tf.strings.split(marked, _MARK)  # text, delimiter, text, ... per string
-    # Each match adds 2 bytes and 2 markers, so a string's markers beyond its added bytes are its own 0xFF
-    # bytes: found from byte lengths, without a pass of its own over the text.
+    # text, delimiter, text, ..., text, "" per string: with the marker added at its end each string has an even
+    # number of pieces, so a piece's parity in its string is its parity in the batch (no row ids to find).
+    pieces = tf.strings.split(tf.strings.join([marked, _MARK]), _MARK)
+    # Each match adds 2 bytes and 2 markers, so a string's markers beyond its added bytes and the end marker are
+    # its own 0xFF bytes: found from byte lengths, without a pass of its own over the text.
     added = tf.strings.length(marked) - tf.strings.length(strings)
     check = tf.debugging.Assert(
-        tf.reduce_all(tf.cast(pieces.row_lengths(), tf.int32) - 1 == added),
+        tf.reduce_all(tf.cast(pieces.row_lengths(), tf.int32) - 2 == added),
         [
             "input: a string holds the byte 0xFF (never in UTF-8), which regex_split does not take; "
             "clean it with coerce_to_structurally_valid_utf8"
@@ -108,19 +110,17 @@ def _split_flat(strings: tf.Tensor, delim: str, keep: str, offsets: bool) -> tup
     )
     with tf.control_dependencies([check]):
         values = tf.identity(pieces.flat_values)
-    splits, rows = pieces.row_splits, pieces.value_rowids()
+    splits = pieces.row_splits
     lengths = tf.strings.length(values)
-    # Each string has an odd number of pieces, so a piece's parity in its row is its index's minus its row's.
-    is_delimiter = (tf.range(tf.size(lengths, out_type=tf.int64)) - rows) % 2 == 1
+    is_delimiter = tf.range(tf.size(lengths, out_type=tf.int64)) % 2 == 1
     keep_piece = lengths > 0
     if keep:
         keep_piece &= ~is_delimiter | tf.strings.regex_full_match(values, f"({keep})")
     else:
         keep_piece &= ~is_delimiter
-    kept = tf.reshape(tf.where(keep_piece), [-1])
-    # Kept pieces per string: the kept count before each string's first piece, string by string.
-    kept_before = tf.concat([[0], tf.cumsum(tf.cast(keep_piece, tf.int64))], 0)
-    new_splits = tf.gather(kept_before, splits)
+    kept = tf.reshape(tf.where(keep_piece), [-1])  # sorted
+    # A string's tokens start after the kept pieces before its first piece (a search: cheaper than a cumsum).
+    new_splits = tf.searchsorted(kept, splits, out_type=tf.int64)
 
     def ragged(flat):
         return tf.RaggedTensor.from_row_splits(tf.gather(flat, kept), new_splits, validate=False)
@@ -128,6 +128,6 @@ def _split_flat(strings: tf.Tensor, delim: str, keep: str, offsets: bool) -> tup
     if not offsets:
         return (ragged(values),)
     ends = tf.cumsum(tf.cast(lengths, tf.int64))
-    row_base = tf.gather(tf.concat([[0], ends], 0), tf.gather(splits, rows))
+    row_base = tf.gather(tf.concat([[0], ends], 0), tf.gather(splits, pieces.value_rowids()))
     end = ends - row_base
     return ragged(values), ragged(end - tf.cast(lengths, tf.int64)), ragged(end)
