@@ -1,6 +1,6 @@
 """keras-hub's BertTextClassifierPreprocessor on tf_wordpiece.text (the stand-in) against the real tensorflow_text.
 
-    python -P bench/keras_hub_preprocessor.py [--repeats 5] [--batches 1,64,1000] [--pipeline-lines 4000]
+    python -P bench/keras_hub_preprocessor.py [--repeats 5] [--batches 1,64,1000] [--pipeline-lines 20000]
     (-P: bench/tokenize.py must not shadow the standard library)
 
 keras-hub binds `tensorflow_text` when it is imported, so each contender is a child process
@@ -198,7 +198,7 @@ def main() -> None:
     )
     parser.add_argument("--repeats", type=int, default=5, help="passes; each contender runs once per pass per case")
     parser.add_argument("--batches", default="1,64,1000", help="batch sizes of the `call` case")
-    parser.add_argument("--pipeline-lines", type=int, default=4000, help="lines the tf.data pipeline drains")
+    parser.add_argument("--pipeline-lines", type=int, default=20000, help="lines tf.data drains (20000: all)")
     parser.add_argument("--child", choices=CONTENDERS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
