@@ -46,25 +46,7 @@ def regex_split_with_offsets(
     >>> tokens.to_list(), begin.to_list(), end.to_list()
     ([[b'hello', b'world']], [[0, 7]], [[5, 12]])
     """
-    for arg, pattern in (
-        ("delim_regex_pattern", delim_regex_pattern),
-        ("keep_delim_regex_pattern", keep_delim_regex_pattern),
-    ):
-        if not isinstance(pattern, str):
-            raise TypeError(f"{arg}: expected an RE2 pattern (str), got {type(pattern).__name__}: {pattern!r}")
-    strings = as_strings(input, "input")
-    with tf.name_scope(name or "RegexSplitWithOffsets"):
-        if isinstance(strings, tf.RaggedTensor):
-            inner = regex_split_with_offsets(strings.flat_values, delim_regex_pattern, keep_delim_regex_pattern)
-            dtype = strings.row_splits.dtype
-            return tuple(strings.with_flat_values(t.with_row_splits_dtype(dtype)) for t in inner)
-        outputs = _split_flat(tf.reshape(strings, [-1]), delim_regex_pattern, keep_delim_regex_pattern)
-        rank = strings.shape.rank
-        if rank is not None and rank > 1:
-            shape = tf.shape(strings, out_type=tf.int64)
-            for axis in range(rank - 1, 0, -1):
-                outputs = tuple(tf.RaggedTensor.from_uniform_row_length(t, shape[axis]) for t in outputs)
-        return outputs
+    return _split(input, delim_regex_pattern, keep_delim_regex_pattern, name, offsets=True)
 
 
 def regex_split(
@@ -78,36 +60,74 @@ def regex_split(
     >>> regex_split("a b", " ", " ").to_list()
     [[b'a', b' ', b'b']]
     """
-    return regex_split_with_offsets(input, delim_regex_pattern, keep_delim_regex_pattern, name)[0]
+    return _split(input, delim_regex_pattern, keep_delim_regex_pattern, name, offsets=False)[0]
 
 
-def _split_flat(strings: tf.Tensor, delim: str, keep: str) -> tuple:
-    """string [n] -> (tokens, begin, end) [n, (tokens)]."""
+def _split(
+    input,  # noqa: A002 (the peer's name)
+    delim_regex_pattern: str,
+    keep_delim_regex_pattern: str,
+    name: str | None,
+    offsets: bool,
+) -> tuple:
+    """Both functions' work: (tokens, begin, end), or (tokens,) without `offsets` (no ops for them in eager mode)."""
+    for arg, pattern in (
+        ("delim_regex_pattern", delim_regex_pattern),
+        ("keep_delim_regex_pattern", keep_delim_regex_pattern),
+    ):
+        if not isinstance(pattern, str):
+            raise TypeError(f"{arg}: expected an RE2 pattern (str), got {type(pattern).__name__}: {pattern!r}")
+    strings = as_strings(input, "input")
+    with tf.name_scope(name or "RegexSplitWithOffsets"):
+        if isinstance(strings, tf.RaggedTensor):
+            inner = _split(strings.flat_values, delim_regex_pattern, keep_delim_regex_pattern, None, offsets)
+            dtype = strings.row_splits.dtype
+            return tuple(strings.with_flat_values(t.with_row_splits_dtype(dtype)) for t in inner)
+        outputs = _split_flat(tf.reshape(strings, [-1]), delim_regex_pattern, keep_delim_regex_pattern, offsets)
+        rank = strings.shape.rank
+        if rank is not None and rank > 1:
+            shape = tf.shape(strings, out_type=tf.int64)
+            for axis in range(rank - 1, 0, -1):
+                outputs = tuple(tf.RaggedTensor.from_uniform_row_length(t, shape[axis]) for t in outputs)
+        return outputs
+
+
+def _split_flat(strings: tf.Tensor, delim: str, keep: str, offsets: bool) -> tuple:
+    """string [n] -> (tokens, begin, end) [n, (tokens)]; (tokens,) alone with `offsets=False`."""
+    marked = tf.strings.regex_replace(strings, delim.encode("utf-8"), _REWRITE)
+    # text, delimiter, text, ..., text, "" per string: with the marker added at its end each string has an even
+    # number of pieces, so a piece's parity in its string is its parity in the batch (no row ids to find).
+    pieces = tf.strings.split(tf.strings.join([marked, _MARK]), _MARK)
+    # Each match adds 2 bytes and 2 markers, so a string's markers beyond its added bytes and the end marker are
+    # its own 0xFF bytes: found from byte lengths, without a pass of its own over the text.
+    added = tf.strings.length(marked) - tf.strings.length(strings)
     check = tf.debugging.Assert(
-        tf.reduce_all(tf.strings.split(strings, _MARK).row_lengths() == 1),
+        tf.reduce_all(tf.cast(pieces.row_lengths(), tf.int32) - 2 == added),
         [
             "input: a string holds the byte 0xFF (never in UTF-8), which regex_split does not take; "
             "clean it with coerce_to_structurally_valid_utf8"
         ],
     )
     with tf.control_dependencies([check]):
-        marked = tf.strings.regex_replace(strings, delim.encode("utf-8"), _REWRITE)
-    pieces = tf.strings.split(marked, _MARK)  # text, delimiter, text, ... per string
-    lengths = tf.strings.length(pieces.flat_values, unit="BYTE")
+        values = tf.identity(pieces.flat_values)
     splits = pieces.row_splits
-    ends = tf.cumsum(tf.cast(lengths, tf.int64))
-    row_base = tf.gather(tf.concat([[0], ends], 0), tf.gather(splits[:-1], pieces.value_rowids()))
-    end = ends - row_base
-    begin = end - tf.cast(lengths, tf.int64)
-    position = tf.range(tf.size(lengths, out_type=tf.int64)) - tf.gather(splits, pieces.value_rowids())
-    is_delimiter = position % 2 == 1
+    lengths = tf.strings.length(values)
+    is_delimiter = tf.range(tf.size(lengths, out_type=tf.int64)) % 2 == 1
     keep_piece = lengths > 0
     if keep:
-        kept_delimiter = tf.strings.regex_full_match(pieces.flat_values, f"({keep})")
-        keep_piece &= ~is_delimiter | kept_delimiter
+        keep_piece &= ~is_delimiter | tf.strings.regex_full_match(values, f"({keep})")
     else:
         keep_piece &= ~is_delimiter
-    mask = pieces.with_flat_values(keep_piece)
-    return tuple(
-        tf.ragged.boolean_mask(pieces.with_flat_values(values), mask) for values in (pieces.flat_values, begin, end)
-    )
+    kept = tf.reshape(tf.where(keep_piece), [-1])  # sorted
+    # A string's tokens start after the kept pieces before its first piece (a search: cheaper than a cumsum).
+    new_splits = tf.searchsorted(kept, splits, out_type=tf.int64)
+
+    def ragged(flat):
+        return tf.RaggedTensor.from_row_splits(tf.gather(flat, kept), new_splits, validate=False)
+
+    if not offsets:
+        return (ragged(values),)
+    ends = tf.cumsum(tf.cast(lengths, tf.int64))
+    row_base = tf.gather(tf.concat([[0], ends], 0), tf.gather(splits, pieces.value_rowids()))
+    end = ends - row_base
+    return ragged(values), ragged(end - tf.cast(lengths, tf.int64)), ragged(end)
