@@ -240,8 +240,6 @@ class BasicTokenizer(TokenizerWithOffsets):
     def _words(self, strings: tf.Tensor, chars: _Chars) -> Words:
         """The pre-tokenizer's words of the characters, their text (added tokens by index) and offsets."""
         normalized, classes, rows, begin, end, normalized_begin, normalized_end = chars
-        if self.character_ends == "offset_map":  # the normalized characters are all here, spaces included
-            end = _next_begins(strings, rows, begin)
         spans = self.pre_tokenizer.split(classes, rows)
         row_splits = spans.row_splits
         if self.preserve_unused_token:
@@ -267,6 +265,8 @@ class BasicTokenizer(TokenizerWithOffsets):
             index = tf.maximum(added, 0)
             text = tf.where(added >= 0, tf.gather(self._added_text, index), text)
             added_id = tf.where(added >= 0, tf.gather(self._added_ids, index), tf.constant(-1, tf.int64))
+        if self.character_ends == "offset_map":  # all normalized characters are here (spaces too): the next's begin
+            char_end = per_word(_next_begins(strings, rows, begin))
         return Words(
             text=text,
             row=tf.cast(tf.gather(rows, first), tf.int64),
