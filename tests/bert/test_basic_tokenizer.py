@@ -186,6 +186,31 @@ def test_invalid_utf8_option_is_checked():
         )
 
 
+@pytest.mark.parametrize(
+    "character_ends, ends",
+    [("source", [7, 9, 15, 15, 15, 17]), ("offset_map", [7, 11, 12, 12, 15, 17])],
+)
+def test_character_ends(character_ends, ends):
+    """With "offset_map", a word ends where the normalized character after it comes from (tensorflow_text's
+    FastBertNormalizer): past U+0301 (deleted), inside \u2026's "..." where \u2026 begins, else as "source"."""
+    basic = BasicTokenizer(
+        normalizers.tf_text_normalizer(**TF_LOWER),
+        pre_tokenizers.fast_wordpiece_pre_tokenizer(),
+        character_ends=character_ends,
+    )
+    words, begin, end = basic.tokenize_with_offsets(["Stra\u00dfe x\u0301 \u2026ab"])
+    assert listed(words) == [[b"strasse", b"x", b".", b".", b".", b"ab"]]
+    assert listed(begin) == [[0, 8, 12, 12, 12, 15]]
+    assert listed(end) == [ends]
+
+
+def test_character_ends_option_is_checked():
+    with pytest.raises(ValueError, match=r"character_ends: expected one of \['source', 'offset_map'\], got 'next'"):
+        BasicTokenizer(
+            normalizers.tf_text_normalizer(**TF_LOWER), pre_tokenizers.tf_text_pre_tokenizer(), character_ends="next"
+        )
+
+
 # --- words where added tokens match: the token's text, never the internal marker (issue 18, fault 6) -----
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hello", "world", "x", "!", "hello world", "ｘ"]

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 
 import numpy as np
 import pytest
@@ -29,12 +28,8 @@ def as_lists(outputs):
     return [parts(t) for t in outputs]
 
 
-# Where tensorflow_text's offsets are wrong (see the strict xfails below), those strings are compared apart.
+# Where tensorflow_text's WhitespaceTokenizer ends a token wrongly (see the strict xfail below): compared apart.
 NON_ASCII_WHITE_SPACE = re.compile("[\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
-
-
-def has_format_character(text: bytes) -> bool:
-    return any(unicodedata.category(c) == "Cf" for c in text.decode("utf-8", "replace"))
 
 
 @pytest.fixture(scope="module")
@@ -44,14 +39,9 @@ def batch(sample):
 
 @pytest.fixture(scope="module")
 def clean_batch(sample):
-    """The sample without the strings where tensorflow_text's offsets are off (see the xfails)."""
-    return tf.constant(
-        [
-            s
-            for s in sample
-            if not has_format_character(s) and not NON_ASCII_WHITE_SPACE.search(s.decode("utf-8", "replace"))
-        ]
-    )
+    """The sample without the strings with non-ASCII white space, where tensorflow_text's WhitespaceTokenizer's
+    offsets are off (see `test_whitespace_before_multibyte_space`)."""
+    return tf.constant([s for s in sample if not NON_ASCII_WHITE_SPACE.search(s.decode("utf-8", "replace"))])
 
 
 @pytest.fixture(scope="module")
@@ -71,9 +61,12 @@ PAIRS = {
 
 
 @pytest.mark.parametrize("kind", list(PAIRS))
-def test_text_tokenizers_match(kind, clean_batch, vocab_tokens):
+def test_text_tokenizers_match(kind, batch, clean_batch, vocab_tokens):
+    if kind == "WhitespaceTokenizer":
+        batch = clean_batch
     # BertTokenizer (tf_wordpiece.BertTokenizer, tested on the whole sample in tests/bert_tokenizer): a short batch.
-    batch = clean_batch[:400] if kind.startswith("BertTokenizer") else clean_batch
+    if kind.startswith("BertTokenizer"):
+        batch = batch[:400]
     mine = PAIRS[kind](ours, vocab_tokens).tokenize_with_offsets(batch)
     theirs = PAIRS[kind](tf_text, vocab_tokens).tokenize_with_offsets(batch)
     assert as_lists(mine) == as_lists(theirs)
@@ -98,24 +91,53 @@ def test_fast_bert_end_past_deleted_characters(vocab_tokens):
     assert as_lists(mine)[2][0] == [8, 14]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="not done: a piece that ends inside a character's expansion (lower case: \u00df -> ss) ends, in "
-    "tensorflow_text's FastBertTokenizer, where that character begins; ours ends it where the character ends",
-)
-def test_fast_bert_end_inside_an_expansion(vocab_tokens):
-    text = ["Stra\u00dfe"]
-    mine = ours.FastBertTokenizer(vocab_tokens, lower_case_nfd_strip_accents=True).tokenize_with_offsets(text)
-    theirs = tf_text.FastBertTokenizer(vocab_tokens, lower_case_nfd_strip_accents=True).tokenize_with_offsets(text)
+# Pieces that end inside a character's expansion (tensorflow_text ends them where that character begins), at the
+# start, middle and end of words; characters that normalize to nothing after a piece; words over max_bytes_per_word.
+EXPANSIONS = [
+    "Stra\u00dfe",
+    "\u00dftra\u00dfe",
+    "Stra\u00df",
+    "\u00df\u00df\u00df",
+    "o\ufb03ce \ufb03 \ufb03x",
+    "\u0130stanbul a\u0130b",
+    "\u039f\u0394\u039f\u03a3 \u03c3\u03b1\u03c2",
+    "\uff21\uff22\uff23 \u216b a\u216b",
+    "\u00bd a\u00bdb 1\u00bc",
+    "\ud55c\uad6d\uc5b4 \uac01",
+    "e\u0301\u0301x \u0301 a\u00adb ab\u00ad \u00adab x\u200b\u200b y",
+    "a\u2026b \u203c \u2475 \u33c2 \ufdfa a\ufdfab",
+    "\u01c4\u01c5\u01c6 \u0149 \u0133 \u2122 \u3392 \u09cb",
+    "\u00df" * 60,
+    "a" * 98 + "\u00df",
+    "\u00df\u0301 \u00df\u200b",
+]
+SMALL_VOCAB = ["[UNK]", "s", "##s", "t", "##t", "r", "##r", "a", "##a", "e", "##e", "i", "##i", "x", "##x", "f", "##f"]
+
+
+@pytest.mark.parametrize("max_bytes_per_word", [100, 5])
+@pytest.mark.parametrize("vocabulary", ["bert-base-uncased", "small"])
+def test_fast_bert_end_inside_an_expansion(vocabulary, max_bytes_per_word, vocab_tokens):
+    vocab = vocab_tokens if vocabulary == "bert-base-uncased" else SMALL_VOCAB
+    options = dict(lower_case_nfd_strip_accents=True, max_bytes_per_word=max_bytes_per_word)
+    mine = ours.FastBertTokenizer(vocab, **options).tokenize_with_offsets(EXPANSIONS)
+    theirs = tf_text.FastBertTokenizer(vocab, **options).tokenize_with_offsets(EXPANSIONS)
     assert as_lists(mine) == as_lists(theirs)
 
 
-def test_fast_bert_ids_match_with_format_characters(batch, vocab_tokens):
-    mine = ours.FastBertTokenizer(vocab_tokens, lower_case_nfd_strip_accents=True).tokenize_with_offsets(batch)
-    theirs = tf_text.FastBertTokenizer(vocab_tokens, lower_case_nfd_strip_accents=True).tokenize_with_offsets(batch)
-    assert as_lists(mine)[:2] == as_lists(theirs)[:2]  # ids and begins: all equal; ends: the xfail above
-    mine = ours.FastBertTokenizer(vocab_tokens).tokenize_with_offsets(batch)
-    assert as_lists(mine) == as_lists(tf_text.FastBertTokenizer(vocab_tokens).tokenize_with_offsets(batch))
+def test_fast_bert_piece_inside_an_expansion_ends_where_its_character_begins():
+    """Stra\u00dfe -> strasse -> st ##ras ##se: ##ras ends inside \u00df's "ss", so where \u00df begins (4)."""
+    tok = ours.FastBertTokenizer(["[UNK]", "st", "##ras", "##se"], lower_case_nfd_strip_accents=True)
+    assert as_lists(tok.tokenize_with_offsets(["Stra\u00dfe"])) == [[[1, 2, 3]], [[0, 2, 4]], [[2, 4, 7]]]
+
+
+@pytest.mark.parametrize("lower_case", [True, False])
+def test_fast_bert_matches_on_the_whole_sample(lower_case, batch, vocab_tokens):
+    """Ids, begins and ends, format characters and non-ASCII white space included."""
+    mine = ours.FastBertTokenizer(vocab_tokens, lower_case_nfd_strip_accents=lower_case).tokenize_with_offsets(batch)
+    theirs = tf_text.FastBertTokenizer(vocab_tokens, lower_case_nfd_strip_accents=lower_case).tokenize_with_offsets(
+        batch
+    )
+    assert as_lists(mine) == as_lists(theirs)
 
 
 @pytest.mark.parametrize("kind", ["WordpieceTokenizer", "FastWordpieceTokenizer-words"])

@@ -22,6 +22,9 @@ from tf_wordpiece.unicode.utf8 import ahead, behind
 # tensorflow_text's `preserve_unused_token` pattern (python/ops/bert_tokenizer.py).
 _UNUSED_TOKEN_BODY = r"unused\d+"
 INVALID_UTF8_MODES = ("keep", "replace")  # tensorflow_text keeps invalid UTF-8 bytes; Hugging Face reads U+FFFD
+# Where a character ends in the original string: where its source character ends (Hugging Face, BertTokenizer), or
+# where the normalized character after it comes from (tensorflow_text's FastBertNormalizer offset map).
+CHARACTER_ENDS = ("source", "offset_map")
 
 
 class Words(NamedTuple):
@@ -32,7 +35,8 @@ class Words(NamedTuple):
     row: int64 [w], the string each word comes from.
     num_strings: int64 scalar, the number of strings n (some may have no word).
     begin, end: int64 RaggedTensor [w, chars], byte offsets of each character
-      in the original string (`end` is exclusive).
+      in the original string (`end` is exclusive; where it is, `BasicTokenizer`'s
+      `character_ends` says).
     normalized_begin, normalized_end: the same in the normalized string.
     added_id: int64 [w], the id of the matched added token, -1 for other words;
       None when the tokenizer has no added tokens (then WordPiece builds no
@@ -84,6 +88,16 @@ class BasicTokenizer(TokenizerWithOffsets):
       scalar_as_batch: a scalar string gives [1, words] (tensorflow_text's
         BasicTokenizer) instead of [words]. Defaults to `False` (`True` in
         `TfTextRecipe(...).basic_tokenizer()`, which `BertTokenizer(compat="tf_text")` uses).
+      character_ends: where each character (and so each word and piece) ends
+        in the original string. `"source"` (the default): where the
+        character it comes from ends. `"offset_map"`: tensorflow_text's
+        FastBertNormalizer offset map read at the character's end in the
+        normalized string, which is where the next normalized character comes
+        from (the first byte of its source character), or the string's length
+        after the last. So an end goes past the characters that normalize to
+        nothing after it, and a character that is not the last of its source's
+        expansion (ß -> "ss", ﬃ -> "ffi", … -> "...", a Hangul syllable ->
+        its jamo) ends where its source begins.
 
     Build one with `BertTokenizer(...).basic_tokenizer`, or directly:
 
@@ -103,11 +117,14 @@ class BasicTokenizer(TokenizerWithOffsets):
         preserve_unused_token: bool = False,
         invalid_utf8: str = "keep",
         scalar_as_batch: bool = False,
+        character_ends: str = "source",
     ):
         super().__init__()
         self.scalar_as_batch = scalar_as_batch
         check_choice("invalid_utf8", invalid_utf8, INVALID_UTF8_MODES)
         self.invalid_utf8 = invalid_utf8
+        check_choice("character_ends", character_ends, CHARACTER_ENDS)
+        self.character_ends = character_ends
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
         self.added_tokens = added_tokens or AddedTokens([])
@@ -188,10 +205,7 @@ class BasicTokenizer(TokenizerWithOffsets):
             code_points = tf.where(code_points == ut.INVALID_UTF8, ut.REPLACEMENT_CHARACTER, code_points)
         rows = rows_of_values(chars.row_splits[:-1], tf.size(code_points))
         begin = starts.flat_values
-        is_last = rows != tf.concat([rows[1:], [-1]], 0)
-        end = tf.where(
-            is_last, tf.gather(tf.cast(tf.strings.length(strings), tf.int64), rows), tf.concat([begin[1:], [0]], 0)
-        )
+        end = _next_begins(strings, rows, begin)
 
         if self.added_tokens.raw:
             code_points, rows, begin, end = self._mark_raw_added_tokens(code_points, rows, begin, end)
@@ -251,6 +265,8 @@ class BasicTokenizer(TokenizerWithOffsets):
             index = tf.maximum(added, 0)
             text = tf.where(added >= 0, tf.gather(self._added_text, index), text)
             added_id = tf.where(added >= 0, tf.gather(self._added_ids, index), tf.constant(-1, tf.int64))
+        if self.character_ends == "offset_map":  # all normalized characters are here (spaces too): the next's begin
+            char_end = per_word(_next_begins(strings, rows, begin))
         return Words(
             text=text,
             row=tf.cast(tf.gather(rows, first), tf.int64),
@@ -364,6 +380,19 @@ def _fused_lookup(normalizer: Normalizer, pre_tokenizer: PreTokenizer) -> ut.Cod
     rows = normalizer.table.dense_rows
     output = np.where(rows == 0, np.arange(ut.NUM_CODE_POINTS), single[rows])
     return ut.CodePointLookup(rows.astype(np.int64) * 4 + pre_tokenizer.classes.dense[output])
+
+
+def _next_begins(strings: tf.Tensor, rows: tf.Tensor, begin: tf.Tensor) -> tf.Tensor:
+    """Each character's next one's begin in its string, the string's length after its last (int64 [m]).
+
+    strings: string [n]. rows: int [m], non-decreasing, each character's string. begin: int64 [m].
+
+    >>> _next_begins(tf.constant(["ab", "xyz"]), tf.constant([0, 0, 1]), tf.constant([0, 1, 2], tf.int64)).numpy()
+    array([1, 2, 3])
+    """
+    is_last = rows != tf.concat([rows[1:], [-1]], 0)
+    lengths = tf.gather(tf.cast(tf.strings.length(strings), tf.int64), rows)
+    return tf.where(is_last, lengths, tf.concat([begin[1:], [0]], 0))
 
 
 def _encode(chars: tf.RaggedTensor) -> tf.Tensor:

@@ -7,7 +7,8 @@
   and Mn removed): strings [...] -> [...].
 - `FastBertTokenizer` is that normalization, FastWordpieceTokenizer's split
   (white space, punctuation, CJK ideographs) and its WordPiece:
-  strings [...] -> [..., (pieces)], int64 byte offsets in the original strings.
+  strings [...] -> [..., (pieces)], int64 byte offsets in the original strings,
+  where tensorflow_text's normalizer offset map puts them (see the class).
 
 >>> vocab = ["[UNK]", "hello", "world", "!", "##s"]
 >>> BertTokenizer(vocab, lower_case=True).tokenize(["Hello worlds!"]).to_list()
@@ -28,7 +29,7 @@ from tf_wordpiece.bert.code_points import encode_code_points
 from tf_wordpiece.bert.pre_tokenizers import fast_wordpiece_pre_tokenizer
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
 from tf_wordpiece.bert_tokenizer import tokenizer
-from tf_wordpiece.shapes import map_over_strings, rows_of_values, value_rows
+from tf_wordpiece.shapes import map_over_strings, rows_of_values
 from tf_wordpiece.text.base import Detokenizer, TokenizerWithOffsets
 from tf_wordpiece.text.normalizers import encode_keeping_bytes, invalid_bytes, map_strings
 from tf_wordpiece.text.wordpiece import reject_unsupported
@@ -153,9 +154,25 @@ class FastBertTokenizer(TokenizerWithOffsets, Detokenizer):
     `lower_case_nfd_strip_accents`. `fast_wordpiece_model_buffer`,
     `fast_bert_normalizer_model_buffer`: not supported (a ValueError naming them).
 
+    Offsets are tensorflow_text's: its normalizer maps each byte of the
+    normalized string back to the input (a character that normalizes to
+    itself: byte for byte; one that changes: every byte of its output to its
+    first byte; the normalized string's end: the input's end), and a piece's
+    begin and end are that map read at the piece's begin and end in the
+    normalized string. So a piece ends where the normalized character after it
+    comes from: past the characters that normalize to nothing after it
+    (U+0301 with `lower_case_nfd_strip_accents`), and, when it ends inside a
+    character's expansion (ß -> "ss", ﬃ -> "ffi", … -> "...", a Hangul
+    syllable -> its jamo), where that character begins. The splitter's
+    `character_ends="offset_map"` gives each character that end.
+
     >>> tok = FastBertTokenizer(["[UNK]", "hi", "##s", "!"], token_out_type=tf.string)
     >>> [t.to_list() for t in tok.tokenize_with_offsets(["his!"])]
     [[[b'hi', b'##s', b'!']], [[0, 2, 3]], [[2, 3, 4]]]
+    >>> tok = FastBertTokenizer(["[UNK]", "st", "##ras", "##se"], token_out_type=tf.string,
+    ...                         lower_case_nfd_strip_accents=True)
+    >>> [t.to_list() for t in tok.tokenize_with_offsets(["Straße"])]  # ##ras ends inside ß's "ss": where ß begins
+    [[[b'st', b'##ras', b'##se']], [[0, 2, 4]], [[2, 4, 7]]]
     """
 
     def __init__(
@@ -183,10 +200,6 @@ class FastBertTokenizer(TokenizerWithOffsets, Detokenizer):
             )
         self.support_detokenization = bool(support_detokenization)
         self._splitter = _basic_splitter(bool(lower_case_nfd_strip_accents))
-        table = self._splitter.normalizer.table
-        self._normalizer_rows = ut.CodePointLookup(table.dense_rows)
-        with tf.init_scope():
-            self._deleted_rows = tf.constant([row > 0 and not out for row, out in enumerate(table.row_outputs)])
         self._wordpiece = WordpieceTokenizer(
             vocab,
             suffix_indicator=suffix_indicator,
@@ -207,35 +220,7 @@ class FastBertTokenizer(TokenizerWithOffsets, Detokenizer):
 
     def _flat(self, flat: tf.Tensor) -> tuple:
         tokens, begin, end = self._wordpiece.tokenize_words(self._splitter.split(flat), offsets="original")
-        end = end.with_flat_values(self._end_past_deleted(flat, value_rows(end.merge_dims(1, 2)), end.flat_values))
         return tuple(t.merge_dims(1, 2) for t in (tokens, begin, end))
-
-    def _end_past_deleted(self, flat: tf.Tensor, rows: tf.Tensor, ends: tf.Tensor) -> tf.Tensor:
-        """Each end moved past the characters right after it that the normalizer deletes (e.g. U+0301 with
-        lower_case_nfd_strip_accents), as tensorflow_text's offsets map does: int64 [pieces] -> [pieces]."""
-        chars = tf.strings.unicode_decode_with_offsets(
-            flat, "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8
-        )
-        code_points, starts = chars[0].flat_values, chars[1].flat_values
-        char_rows = tf.cast(value_rows(chars[0]), tf.int64)
-        deleted = tf.gather(
-            self._deleted_rows, self._normalizer_rows(tf.where(code_points == ut.INVALID_UTF8, 0, code_points))
-        )
-        kept = tf.cast(tf.reshape(tf.where(~deleted), [-1]), tf.int64)
-        keys = tf.bitwise.left_shift(char_rows, 32) + starts  # sorted: row, then byte offset
-        m = tf.size(keys, out_type=tf.int64)
-        # the first kept character at or after each character, if in the same string; else the string's end
-        nxt = tf.searchsorted(kept, tf.range(m), side="left", out_type=tf.int64)
-        nxt_char = tf.gather(tf.concat([kept, [0]], 0), nxt)
-        same_row = (nxt < tf.size(kept, out_type=tf.int64)) & (
-            tf.gather(tf.concat([char_rows, [-1]], 0), nxt_char) == char_rows
-        )
-        lengths = tf.cast(tf.strings.length(flat), tf.int64)
-        target = tf.where(same_row, tf.gather(tf.concat([starts, [0]], 0), nxt_char), tf.gather(lengths, char_rows))
-        piece_keys = tf.bitwise.left_shift(tf.cast(rows, tf.int64), 32) + ends
-        at = tf.searchsorted(keys, piece_keys, side="left", out_type=tf.int64)
-        hit = tf.gather(tf.concat([keys, [-1]], 0), at) == piece_keys
-        return tf.where(hit, tf.gather(tf.concat([target, [0]], 0), at), ends)
 
     def detokenize(self, token_ids):
         """ids [..., (pieces)] -> strings [...], each row's words joined by spaces."""
@@ -249,5 +234,7 @@ class FastBertTokenizer(TokenizerWithOffsets, Detokenizer):
 def _basic_splitter(lower_case: bool) -> BasicTokenizer:
     """BERT's normalization with FastWordpieceTokenizer's split, as FastBertTokenizer runs them."""
     return BasicTokenizer(
-        normalizers.tf_text_normalizer(lower_case=lower_case, normalization_form=None), fast_wordpiece_pre_tokenizer()
+        normalizers.tf_text_normalizer(lower_case=lower_case, normalization_form=None),
+        fast_wordpiece_pre_tokenizer(),
+        character_ends="offset_map",
     )
