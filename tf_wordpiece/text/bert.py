@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import tensorflow as tf
 
@@ -29,7 +30,7 @@ from tf_wordpiece.bert.code_points import encode_code_points
 from tf_wordpiece.bert.pre_tokenizers import fast_wordpiece_pre_tokenizer
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
 from tf_wordpiece.bert_tokenizer import tokenizer
-from tf_wordpiece.shapes import map_over_strings, rows_of_values
+from tf_wordpiece.shapes import as_strings, map_over_strings, rows_and_positions, rows_of_values
 from tf_wordpiece.text.base import Detokenizer, TokenizerWithOffsets
 from tf_wordpiece.text.normalizers import encode_keeping_bytes, invalid_bytes, map_strings
 from tf_wordpiece.text.wordpiece import reject_unsupported
@@ -122,14 +123,59 @@ class FastBertNormalizer(tf.Module):
         return map_strings(input, self._normalize_flat)
 
     def normalize_with_offsets(self, input):  # noqa: A002
-        """Not supported: a ValueError (use `FastBertTokenizer.tokenize_with_offsets` for offsets in the input)."""
-        raise ValueError(
-            "FastBertNormalizer.normalize_with_offsets: not supported by tf_wordpiece.text (its offset map is "
-            "not exact here yet); use normalize(), or FastBertTokenizer.tokenize_with_offsets for token offsets"
-        )
+        """Normalized strings and, for each, the input byte offset of each normalized byte and of its end.
+
+        Args:
+          input: string Tensor of rank 1 or more, or RaggedTensor, of UTF-8
+            text (a scalar works too: tensorflow_text's raises AttributeError).
+        Returns:
+          (normalized, offsets) as tensorflow_text's: `normalized` is a string
+          Tensor [n] for a [n] input, a RaggedTensor of the input's shape for a
+          ragged or higher-rank one (a dense one made ragged, as tensorflow_text
+          does); `offsets` is int64 [..., (normalized bytes + 1)], ragged (its
+          row splits int64, or the ragged input's dtype): `offsets[..., k]` is
+          the byte in the input that normalized byte k comes from, and the last
+          one is the input's length. A character that normalizes to itself maps
+          byte for byte; every byte of a changed one's output (also an
+          expansion, ß -> "ss") maps to its first byte; one that normalizes to
+          nothing has no entry. A scalar gives a string scalar and an int64 [k].
+
+        >>> normalizer = FastBertNormalizer(lower_case_nfd_strip_accents=True)
+        >>> text, offsets = normalizer.normalize_with_offsets(["Straße", "e\u0301!"])
+        >>> text.numpy().tolist(), offsets.to_list()
+        ([b'strasse', b'e!'], [[0, 1, 2, 3, 4, 4, 6, 7], [0, 3, 4]])
+        """
+        strings = as_strings(input, "input")
+        if isinstance(strings, tf.RaggedTensor):
+            text, offsets = self.normalize_with_offsets(strings.flat_values)
+            dtype = strings.row_splits.dtype
+            return strings.with_flat_values(text), strings.with_flat_values(offsets.with_row_splits_dtype(dtype))
+        rank = strings.shape.rank
+        if rank is None:
+            raise ValueError(
+                f"input: the rank must be known, got {strings}; give the tf.function's input_signature a shape"
+            )
+        if rank > 1:  # tensorflow_text's way: the strings made ragged, so the text comes back ragged too
+            return self.normalize_with_offsets(tf.RaggedTensor.from_tensor(strings, ragged_rank=rank - 1))
+        text, offsets = self._normalize_flat_with_offsets(tf.reshape(strings, [-1]))
+        if rank == 0:
+            return text[0], offsets.flat_values
+        return text, offsets
 
     def _normalize_flat(self, strings: tf.Tensor) -> tf.Tensor:
         """string [n] -> [n]: each code point replaced by the table's sequence (invalid UTF-8 bytes kept)."""
+        return self._encode(strings, self._normalized(strings))
+
+    def _normalize_flat_with_offsets(self, strings: tf.Tensor) -> tuple:
+        """string [n] -> (string [n], int64 [n, (normalized bytes + 1)]): the peer's offset map, built from
+        `source` (the input character of each output one) and the input characters' byte spans."""
+        chars = self._normalized(strings)
+        text = self._encode(strings, chars)
+        byte_offsets = _output_byte_sources(strings, chars)
+        normalized_lengths = _byte_lengths(text)
+        return text, _with_ends(byte_offsets, normalized_lengths, _byte_lengths(strings))
+
+    def _normalized(self, strings: tf.Tensor) -> _NormalizedChars:
         chars = tf.strings.unicode_decode_with_offsets(
             strings, "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8
         )
@@ -137,12 +183,75 @@ class FastBertNormalizer(tf.Module):
         rows = rows_of_values(chars[0].row_splits[:-1], tf.size(code_points))
         invalid = code_points == ut.INVALID_UTF8
         out, source, _ = self._normalizer.normalize(code_points, tf.where(invalid, 0, self._rows(code_points)))
-        out_rows, n = tf.gather(rows, source), tf.size(strings)
+        return _NormalizedChars(chars, code_points, rows, invalid, out, source)
+
+    @staticmethod
+    def _encode(strings: tf.Tensor, chars: _NormalizedChars) -> tf.Tensor:
+        out_rows, n = tf.gather(chars.rows, chars.source), tf.size(strings)
         return tf.cond(
-            tf.reduce_any(invalid),
-            lambda: encode_keeping_bytes(out, out_rows, n, invalid_bytes(strings, chars, rows, invalid)),
-            lambda: encode_code_points(out, out_rows, n),
+            tf.reduce_any(chars.invalid),
+            lambda: encode_keeping_bytes(
+                chars.out, out_rows, n, invalid_bytes(strings, chars.decoded, chars.rows, chars.invalid)
+            ),
+            lambda: encode_code_points(chars.out, out_rows, n),
         )
+
+
+class _NormalizedChars(NamedTuple):
+    """A flat batch's input characters and what the normalizer made of them.
+
+    decoded: `unicode_decode_with_offsets`'s (code points, byte starts), ragged [n, (chars)].
+    code_points, rows, invalid: [c], flat: each input character, its string, whether it is invalid UTF-8.
+    out, source: [m]: the normalized code points and the input character each comes from.
+    """
+
+    decoded: tuple
+    code_points: tf.Tensor
+    rows: tf.Tensor
+    invalid: tf.Tensor
+    out: tf.Tensor
+    source: tf.Tensor
+
+
+def _output_byte_sources(strings: tf.Tensor, chars: _NormalizedChars) -> tf.Tensor:
+    """int64 [normalized bytes of the batch]: the input byte each normalized byte maps to.
+
+    An output character that is its input character unchanged (the only one
+    it makes, the same code point; invalid UTF-8 too) keeps its bytes and maps
+    them byte for byte; every byte of any other output maps to its input
+    character's first byte (tensorflow_text's FastBertNormalizer).
+    """
+    starts = chars.decoded[1].flat_values
+    last = tf.concat([chars.rows[1:] != chars.rows[:-1], [True]], 0)  # a string's last character ends at its end
+    ends = tf.where(last, tf.gather(_byte_lengths(strings), chars.rows), tf.concat([starts[1:], [0]], 0))
+    made = tf.math.unsorted_segment_sum(tf.ones_like(chars.source), chars.source, tf.size(chars.code_points))
+    unchanged = (tf.gather(made, chars.source) == 1) & (chars.out == tf.gather(chars.code_points, chars.source))
+    out_bytes = tf.where(unchanged, tf.gather(ends - starts, chars.source), _utf8_lengths(chars.out))
+    output, within = rows_and_positions(out_bytes, out_type=tf.int64)
+    first_byte = tf.gather(starts, tf.gather(chars.source, output))
+    return first_byte + tf.where(tf.gather(unchanged, output), within, 0)
+
+
+def _byte_lengths(strings: tf.Tensor) -> tf.Tensor:
+    return tf.cast(tf.strings.length(strings), tf.int64)
+
+
+def _utf8_lengths(code_points: tf.Tensor) -> tf.Tensor:
+    """int64 [m]: the UTF-8 length of each (valid) code point."""
+    longer = [code_points >= bound for bound in (0x80, 0x800, 0x10000)]
+    return 1 + tf.add_n([tf.cast(t, tf.int64) for t in longer])
+
+
+def _with_ends(byte_offsets: tf.Tensor, normalized_lengths: tf.Tensor, input_lengths: tf.Tensor) -> tf.RaggedTensor:
+    """Each string's byte offsets (flat, in order; normalized_lengths [n] of them a string) and then its
+    input length: int64 [n, (normalized length + 1)]."""
+    row_lengths = normalized_lengths + 1
+    row, position = rows_and_positions(row_lengths, out_type=tf.int64)
+    byte_starts = tf.cumsum(normalized_lengths, exclusive=True)
+    at_end = position == tf.gather(normalized_lengths, row)
+    index = tf.where(at_end, tf.size(byte_offsets, out_type=tf.int64) + row, tf.gather(byte_starts, row) + position)
+    values = tf.gather(tf.concat([byte_offsets, input_lengths], 0), index)
+    return tf.RaggedTensor.from_row_lengths(values, row_lengths, validate=False)
 
 
 class FastBertTokenizer(TokenizerWithOffsets, Detokenizer):
