@@ -195,6 +195,112 @@ def test_normalizer_matches(batch):
         assert mine.numpy().tolist() == theirs.numpy().tolist()
 
 
+# Where the offset map is not byte for byte: expansions (\u00df, ligatures, \u2026, fractions, Hangul syllables),
+# \u0130, combining marks (deleted with lower_case_nfd_strip_accents), deleted characters (U+200B, ZWJ, BOM, soft
+# hyphen, the Hangul fillers), controls, fullwidth and astral letters, invalid UTF-8 (a surrogate, truncated ones).
+OFFSET_STRINGS = [
+    s.encode("utf-8")
+    for s in [
+        "Stra\u00dfe",
+        "\ufb03x \ufb01",
+        "\ud55c\uad6d\uc5b4 \uac01",
+        "a\u2026b",
+        "\u00bd \u00be \u2153",
+        "\u0130stanbul",
+        "e\u0301\u0301x\u0323",
+        "a\u200bb\u200d\ufeffc\u00add",
+        "\u1160\u3164x\uffa0",
+        "\x00a\x01\x7f\x85\t\n",
+        "\uff21\uff01\u01c5\u0345",
+        "\U0001d400\U0001f600",
+        "",
+    ]
+] + [b"\xed\xa0\x80", b"a\xe4\xb8", b"\xf0\x9f\x98!", b"\xc0\xaf\xff\x00\xc3\x89"]
+
+
+@pytest.fixture(scope="module")
+def whole_sample(multilingual, hard_strings, invalid_utf8) -> tf.Tensor:
+    """string [21,000]: every line of the multilingual sample, the hard strings, invalid UTF-8, OFFSET_STRINGS."""
+    return tf.constant([s.encode("utf-8") for s in hard_strings + multilingual] + list(invalid_utf8) + OFFSET_STRINGS)
+
+
+@pytest.mark.parametrize("lower", [False, True], ids=["cased", "lower_case_nfd_strip_accents"])
+def test_normalizer_offsets_match(whole_sample, lower):
+    mine = ours.FastBertNormalizer(lower_case_nfd_strip_accents=lower).normalize_with_offsets(whole_sample)
+    theirs = tf_text.FastBertNormalizer(lower_case_nfd_strip_accents=lower).normalize_with_offsets(whole_sample)
+    assert [(type(t), t.dtype, t.shape.as_list()) for t in mine] == [
+        (type(t), t.dtype, t.shape.as_list()) for t in theirs
+    ]
+    assert as_lists(mine) == as_lists(theirs)
+
+
+def test_normalizer_offsets_rule():
+    """The peer's map, spelled out: unchanged characters byte for byte, a changed one's bytes to its first byte
+    (\u00c9 -> "e", \u00df -> "ss", \u00e9 -> "e"), the deleted U+0301 none, the input's length last."""
+    text, offsets = ours.FastBertNormalizer(lower_case_nfd_strip_accents=True).normalize_with_offsets(
+        ["\u00c9\u00dfe\u0301\u00e9x"]
+    )
+    assert text.numpy().tolist() == [b"esseex"]
+    assert offsets.to_list() == [[0, 2, 2, 4, 7, 9, 10]]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        ["H\u00e9llo", "", "\u00df"],
+        [["H\u00e9llo", "a"], ["\u00df", ""]],
+        [[["\ufb03"]], [["x"]]],
+        tf.ragged.constant([["\u00c9", "A"], []]),
+        tf.ragged.constant([["\u00c9", "A"], []], row_splits_dtype=tf.int32),
+        tf.ragged.constant([[["\u00c9"], ["a", "b"]], [[]]]),
+        tf.constant([], tf.string),
+        tf.constant([[]], tf.string),
+    ],
+    ids=["rank1", "rank2", "rank3", "ragged", "ragged-int32", "ragged-rank2", "empty", "empty-rank2"],
+)
+@pytest.mark.parametrize("lower", [False, True], ids=["cased", "lower_case_nfd_strip_accents"])
+def test_normalizer_offsets_shapes_match(value, lower):
+    mine = ours.FastBertNormalizer(lower_case_nfd_strip_accents=lower).normalize_with_offsets(value)
+    theirs = tf_text.FastBertNormalizer(lower_case_nfd_strip_accents=lower).normalize_with_offsets(value)
+
+    def structure(t):
+        splits = [s.dtype for s in t.nested_row_splits] if isinstance(t, tf.RaggedTensor) else []
+        return type(t), t.dtype, t.shape.as_list(), splits
+
+    assert [structure(t) for t in mine] == [structure(t) for t in theirs]
+    assert as_lists(mine) == as_lists(theirs)
+
+
+def test_normalizer_offsets_of_a_scalar():
+    """tensorflow_text's raises AttributeError (it reads `.values` of a Tensor); ours gives its rank-1 row 0."""
+    with pytest.raises(AttributeError, match="values"):
+        tf_text.FastBertNormalizer().normalize_with_offsets("\u00c9")
+    normalizer = ours.FastBertNormalizer(lower_case_nfd_strip_accents=True)
+    text, offsets = normalizer.normalize_with_offsets("\u00c9\u00df")
+    assert (text.shape.rank, offsets.shape.as_list(), offsets.dtype) == (0, [4], tf.int64)
+    assert (text.numpy(), offsets.numpy().tolist()) == (b"ess", [0, 2, 2, 4])
+
+
+def test_normalizer_offsets_in_graphs(whole_sample):
+    normalizer = ours.FastBertNormalizer(lower_case_nfd_strip_accents=True)
+    batch = whole_sample[-200:]  # the offset strings, invalid UTF-8 and the last multilingual lines
+    text, offsets = normalizer.normalize_with_offsets(batch)
+    eager = [text.numpy().tolist(), offsets.to_list()]
+    graph = tf.function(normalizer.normalize_with_offsets, input_signature=[tf.TensorSpec([None], tf.string)])
+    graph_text, graph_offsets = graph(batch)
+    assert [graph_text.numpy().tolist(), graph_offsets.to_list()] == eager
+    mapped = tf.data.Dataset.from_tensor_slices(batch).batch(64).map(normalizer.normalize_with_offsets)
+    texts, offsets = zip(*mapped)
+    assert [t for part in texts for t in part.numpy().tolist()] == eager[0]
+    assert [row for part in offsets for row in part.to_list()] == eager[1]
+    unknown_rank = tf.function(normalizer.normalize_with_offsets, input_signature=[tf.TensorSpec(None, tf.string)])
+    with pytest.raises(ValueError, match="input: the rank must be known"):
+        unknown_rank.get_concrete_function()
+    peer = tf_text.FastBertNormalizer().normalize_with_offsets
+    with pytest.raises(ValueError, match="known rank"):
+        tf.function(peer, input_signature=[tf.TensorSpec(None, tf.string)]).get_concrete_function()
+
+
 def test_base_classes():
     assert issubclass(ours.BertTokenizer, ours.TokenizerWithOffsets) and issubclass(
         ours.BertTokenizer, ours.Detokenizer
