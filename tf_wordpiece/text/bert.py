@@ -4,7 +4,8 @@
   strings [...] -> [..., words, (pieces)].
 - `FastBertNormalizer` is BERT's per-code-point normalization (`bert.normalizers`,
   controls to spaces; with `lower_case_nfd_strip_accents`, NFKC_Casefold, NFD
-  and Mn removed): strings [...] -> [...].
+  and Mn removed): strings [...] -> [...], and tensorflow_text's offset map
+  (int64 [..., (normalized bytes + 1)], bytes in the input).
 - `FastBertTokenizer` is that normalization, FastWordpieceTokenizer's split
   (white space, punctuation, CJK ideographs) and its WordPiece:
   strings [...] -> [..., (pieces)], int64 byte offsets in the original strings,
@@ -32,7 +33,7 @@ from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
 from tf_wordpiece.bert_tokenizer import tokenizer
 from tf_wordpiece.shapes import as_strings, map_over_strings, rows_and_positions, rows_of_values
 from tf_wordpiece.text.base import Detokenizer, TokenizerWithOffsets
-from tf_wordpiece.text.normalizers import encode_keeping_bytes, invalid_bytes, map_strings
+from tf_wordpiece.text.normalizers import char_ends, encode_keeping_bytes, invalid_bytes, map_strings
 from tf_wordpiece.text.wordpiece import reject_unsupported
 from tf_wordpiece.unicode import tables as ut
 
@@ -222,8 +223,7 @@ def _output_byte_sources(strings: tf.Tensor, chars: _NormalizedChars) -> tf.Tens
     character's first byte (tensorflow_text's FastBertNormalizer).
     """
     starts = chars.decoded[1].flat_values
-    last = tf.concat([chars.rows[1:] != chars.rows[:-1], [True]], 0)  # a string's last character ends at its end
-    ends = tf.where(last, tf.gather(_byte_lengths(strings), chars.rows), tf.concat([starts[1:], [0]], 0))
+    ends = char_ends(strings, starts, chars.rows)
     made = tf.math.unsorted_segment_sum(tf.ones_like(chars.source), chars.source, tf.size(chars.code_points))
     unchanged = (tf.gather(made, chars.source) == 1) & (chars.out == tf.gather(chars.code_points, chars.source))
     out_bytes = tf.where(unchanged, tf.gather(ends - starts, chars.source), _utf8_lengths(chars.out))
@@ -264,9 +264,10 @@ class FastBertTokenizer(TokenizerWithOffsets, Detokenizer):
     `fast_bert_normalizer_model_buffer`: not supported (a ValueError naming them).
 
     Offsets are tensorflow_text's: its normalizer maps each byte of the
-    normalized string back to the input (a character that normalizes to
-    itself: byte for byte; one that changes: every byte of its output to its
-    first byte; the normalized string's end: the input's end), and a piece's
+    normalized string back to the input (`FastBertNormalizer.normalize_with_offsets`
+    returns that map: a character that normalizes to itself: byte for byte;
+    one that changes: every byte of its output to its first byte; the
+    normalized string's end: the input's end), and a piece's
     begin and end are that map read at the piece's begin and end in the
     normalized string. So a piece ends where the normalized character after it
     comes from: past the characters that normalize to nothing after it

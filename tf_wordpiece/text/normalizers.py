@@ -272,12 +272,19 @@ def _boundaries(chars, mapped, source, form) -> tf.Tensor:
     return new_row | before | after
 
 
+def char_ends(strings, starts, rows) -> tf.Tensor:
+    """[c], the dtype of `starts`: where each decoded character ends in its string (the next one's start, or the
+    string's length after its last); `starts` [c] are `unicode_decode_with_offsets`' offsets, `rows` [c] their strings.
+    """
+    lengths = tf.cast(tf.strings.length(strings), starts.dtype)
+    last = tf.concat([rows[1:] != rows[:-1], [True]], 0)
+    return tf.where(last, tf.gather(lengths, rows), tf.concat([starts[1:], tf.zeros([1], starts.dtype)], 0))
+
+
 def invalid_bytes(strings, chars, rows, invalid) -> tf.Tensor:
     """string [k]: the input bytes of each code point that decoded as invalid, in order."""
     starts = tf.cast(chars[1].flat_values, tf.int32)
-    lengths = tf.strings.length(strings)
-    last = tf.concat([rows[1:] != rows[:-1], [True]], 0)
-    ends = tf.where(last, tf.gather(lengths, rows), tf.concat([starts[1:], [0]], 0))
+    ends = char_ends(strings, starts, rows)
     at = tf.reshape(tf.where(invalid), [-1])
     return tf.strings.substr(
         tf.gather(strings, tf.gather(rows, at)), tf.gather(starts, at), tf.gather(ends - starts, at)
