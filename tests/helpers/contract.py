@@ -74,9 +74,14 @@ def _saved_and_loaded(tmp_path, name: str, owner, fn, signature, inverse=None, i
     return tf.saved_model.load(path)
 
 
-def check_every_way(fn: Callable, inputs, tmp_path, *, owner=None, name: str = "fn", batch_size: int = 2):
+def check_every_way(
+    fn: Callable, inputs, tmp_path, *, owner=None, name: str = "fn", batch_size: int = 2, save: bool = True
+):
     """`fn(*inputs)` eagerly, in tf.function, in tf.data (`batch_size` rows at a time) and in a reloaded
-    SavedModel (`owner`, default `fn.__self__`, is saved with it); all must agree. Returns the eager output."""
+    SavedModel (`owner`, default `fn.__self__`, is saved with it); all must agree. Returns the eager output.
+
+    `save=False` leaves out the SavedModel, for a caller that saves `fn` itself (with other functions of the
+    same owner: one save and load per object, each costing seconds of tracing)."""
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     eager = fn(*inputs)
     assert_outputs_equal(tf.function(fn)(*inputs), eager, f"{name}: tf.function")
@@ -85,6 +90,8 @@ def check_every_way(fn: Callable, inputs, tmp_path, *, owner=None, name: str = "
     parts = [_leaves(out) for out in dataset]
     batched = [tf.concat(list(column), axis=0) for column in zip(*parts)] if parts else []
     assert_outputs_equal(batched, eager, f"{name}: tf.data batched")
+    if not save:
+        return eager
 
     owner = getattr(fn, "__self__", None) if owner is None else owner
     assert owner is not None, f"{name}: pass owner=, the object whose tables and variables `fn` uses"
@@ -140,7 +147,8 @@ def check_contract(
     ids = eager[0]
     detokenize = getattr(tokenizer, "detokenize", None) if ids.dtype.is_integer else None
     if detokenize is not None:
-        words = check_every_way(detokenize, ids, tmp_path, owner=tokenizer, name="detokenize")
+        # Saved below, with tokenize: one SavedModel for both.
+        words = check_every_way(detokenize, ids, tmp_path, name="detokenize", save=False)
         if detokenized is not None:
             assert as_python(words) == detokenized, f"detokenize: {as_python(words)} != {detokenized}"
     else:
@@ -185,12 +193,18 @@ def check_text_contract(
     name called on it) must give what `tokenize` gives. Returns the eager ids.
     """
     batch = tf.constant(strings, tf.string)
-    ids = check_every_way(tokenize, batch, tmp_path, owner=owner, name="tokenize")
+    # With detokenize, both are saved in one SavedModel below (a save and a load cost seconds of tracing each).
+    ids = check_every_way(tokenize, batch, tmp_path, owner=owner, name="tokenize", save=detokenize is None)
     if scalar:
         for i, row in enumerate(tf.data.Dataset.from_tensor_slices(batch).map(tokenize)):
             assert_ragged_equal(row, ids[i], f"tf.data element {i}")
     if detokenize is not None:
-        text = check_every_way(detokenize, ids, tmp_path, owner=owner, name="detokenize")
+        text = check_every_way(detokenize, ids, tmp_path, name="detokenize", save=False)
+        owner = getattr(tokenize, "__self__", None) if owner is None else owner
+        assert owner is not None, "owner: pass the object whose tables and variables tokenize uses"
+        loaded = _saved_and_loaded(tmp_path, "saved_text", owner, tokenize, [_spec(batch)], detokenize, [_spec(ids)])
+        assert_outputs_equal(loaded.fn(batch), ids, "tokenize: SavedModel")
+        assert_outputs_equal(loaded.inverse(ids), text, "detokenize: SavedModel")
         want = (
             [s.encode("utf-8") for s in strings]
             if round_trip == "exact"
@@ -220,7 +234,10 @@ def check_keras_contract(layer, inputs, tmp_path, *, build: Callable | None = No
     several = isinstance(inputs, (list, tuple))
     batch = list(inputs) if several else [inputs]
     call = (lambda *args: layer(list(args))) if several else (lambda x: layer(x))
-    eager = check_every_way(call, batch, tmp_path, owner=layer, name="layer")
+    # model.export below saves and serves the layer; a tf.Module save as well only where export cannot serve the
+    # input as given (ragged inputs are served padded there).
+    ragged = any(isinstance(t, tf.RaggedTensor) for t in batch)
+    eager = check_every_way(call, batch, tmp_path, owner=layer, name="layer", save=ragged)
 
     def keras_input(t):
         return keras.Input(shape=tuple(t.shape[1:]), dtype=t.dtype.name, ragged=isinstance(t, tf.RaggedTensor))
