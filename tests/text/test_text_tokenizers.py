@@ -259,16 +259,20 @@ def test_normalizer_offsets_rule():
     ids=["rank1", "rank2", "rank3", "ragged", "ragged-int32", "ragged-rank2", "empty", "empty-rank2"],
 )
 @pytest.mark.parametrize("lower", [False, True], ids=["cased", "lower_case_nfd_strip_accents"])
-def test_normalizer_offsets_shapes_match(value, lower):
-    mine = ours.FastBertNormalizer(lower_case_nfd_strip_accents=lower).normalize_with_offsets(value)
-    theirs = tf_text.FastBertNormalizer(lower_case_nfd_strip_accents=lower).normalize_with_offsets(value)
+def test_normalizer_shapes_match(value, lower):
+    """normalize_with_offsets and normalize: the peer's types, dtypes, shapes and row splits (a dense rank-2 or
+    higher input comes back ragged)."""
+    mine, theirs = (m.FastBertNormalizer(lower_case_nfd_strip_accents=lower) for m in (ours, tf_text))
 
     def structure(t):
         splits = [s.dtype for s in t.nested_row_splits] if isinstance(t, tf.RaggedTensor) else []
         return type(t), t.dtype, t.shape.as_list(), splits
 
-    assert [structure(t) for t in mine] == [structure(t) for t in theirs]
-    assert as_lists(mine) == as_lists(theirs)
+    for method in ("normalize_with_offsets", "normalize"):
+        got, want = getattr(mine, method)(value), getattr(theirs, method)(value)
+        got, want = (out if isinstance(out, tuple) else (out,) for out in (got, want))
+        assert [structure(t) for t in got] == [structure(t) for t in want], method
+        assert as_lists(got) == as_lists(want), method
 
 
 def test_normalizer_offsets_of_a_scalar():

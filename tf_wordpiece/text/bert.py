@@ -120,8 +120,18 @@ class FastBertNormalizer(tf.Module):
         self._rows = ut.CodePointLookup(self._normalizer.table.dense_rows)
 
     def normalize(self, input):  # noqa: A002 (the peer's name)
-        """string [...] (Tensor or RaggedTensor) -> normalized string, same shape."""
-        return map_strings(input, self._normalize_flat)
+        """string [...] (Tensor or RaggedTensor) -> normalized string, same shape.
+
+        A dense input of rank 2 or more comes back as a RaggedTensor of its shape (ragged_rank = rank - 1), as
+        tensorflow_text's does.
+
+        >>> FastBertNormalizer(lower_case_nfd_strip_accents=True).normalize([["H\u00e9llo", "W"]]).to_list()
+        [[b'hello', b'w']]
+        """
+        strings = as_strings(input, "input")
+        if not isinstance(strings, tf.RaggedTensor) and (strings.shape.rank or 0) > 1:
+            strings = tf.RaggedTensor.from_tensor(strings, ragged_rank=strings.shape.rank - 1)
+        return map_strings(strings, self._normalize_flat)
 
     def normalize_with_offsets(self, input):  # noqa: A002
         """Normalized strings and, for each, the input byte offset of each normalized byte and of its end.
