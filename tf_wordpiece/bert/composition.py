@@ -183,6 +183,13 @@ class Composer(tf.Module):
         return cps, owner
 
 
+def combining_data() -> tuple[np.ndarray, np.ndarray]:
+    """(int32 canonical combining class, int32 1 where a class-0 code point may combine with what precedes it),
+    each [NUM_CODE_POINTS]: with both 0, nothing before a code point composes with it or moves past it."""
+    _, ccc, maybe = _composition_data()
+    return ccc, maybe
+
+
 @functools.cache
 def _composition_data() -> tuple[dict, np.ndarray, np.ndarray]:
     """(primary composite pairs {(a, b): composite}, combining class [code points], "may combine

@@ -4,6 +4,9 @@ ICU normalizes there; here the shipped ICU tables (`bert.code_points`) map
 each code point, `bert.composition.Composer` puts marks in canonical order
 and, for NFC, NFKC and case folding (ICU's NFKC_Casefold), composes. Bytes
 that are not UTF-8 stay as they are, as ICU leaves them in tensorflow_text.
+As ICU's quick check, a string made only of code points that the form keeps
+(and that nothing around them changes) is returned first, by one regular
+expression match; only the others take the chain.
 Every function keeps the input's shape (Tensor of any rank, or RaggedTensor).
 
 >>> normalize_utf8(["\\uff2b\\uff21", "e\\u0301"], "NFKC").numpy().tolist()
@@ -18,6 +21,7 @@ import functools
 
 import tensorflow as tf
 
+from tf_wordpiece.bert import composition
 from tf_wordpiece.bert.code_points import encode_code_points, table_lookup
 from tf_wordpiece.bert.composition import Composer
 from tf_wordpiece.shapes import as_strings, rows_of_values
@@ -117,6 +121,41 @@ def _composer() -> Composer:
 
 
 def _normalize_flat(strings: tf.Tensor, *, form: str) -> tf.Tensor:
+    """string [n] -> [n]: the strings that pass the quick check as they are (ASCII-lowered for case
+    folding), the others through `_normalize_chain`."""
+    quick = tf.strings.regex_full_match(strings, _quick_check(form) + "*")
+    out = tf.strings.lower(strings) if form == "NFKC_CASEFOLD" else strings  # ASCII bytes only
+    rest = tf.reshape(tf.where(~quick), [-1, 1])
+    return tf.cond(
+        tf.size(rest) > 0,
+        lambda: tf.tensor_scatter_nd_update(out, rest, _normalize_chain(tf.gather_nd(strings, rest), form=form)),
+        lambda: out,
+    )
+
+
+@functools.cache  # one pattern per form
+def _quick_check(form: str) -> str:
+    """An RE2 class of the code points that `form` leaves in place in any string made only of them (A-Z too for
+    case folding, which lowers them to letters of that kind): class 0, composing with nothing before them, and
+    mapped to themselves (for the C forms: by the form's composed table; case folding must also agree with NFKD)."""
+    tables = ut.peer_tables()["tf_text"]
+    table, compose = _STEPS[form]
+    ccc, maybe = composition.combining_data()
+    keeps = ccc == 0
+    keeps[0xD800:0xE000] = False  # surrogates: not UTF-8 (and ut.INVALID_UTF8)
+    changed = set(tables["nfc" if form == "NFC" else "nfkc"] if compose else tables[table])
+    if form == "NFKC_CASEFOLD":  # ICU's table is decomposed: kept where it equals NFKD's
+        nfkd = tables["nfkd"]
+        changed |= {c for c in set(nfkd) | set(tables[table]) if nfkd.get(c) != tables[table].get(c)}
+    if compose:
+        keeps &= maybe == 0
+    keeps[[int(c) for c in changed]] = False
+    if form == "NFKC_CASEFOLD":
+        keeps[ord("A") : ord("Z") + 1] = True  # tf.strings.lower's part
+    return ut.regex_class(keeps)
+
+
+def _normalize_chain(strings: tf.Tensor, *, form: str) -> tf.Tensor:
     """string [n] -> [n]: decomposed by the table, marks in canonical order, composed for the C forms."""
     table, compose = _STEPS[form]
     chars = tf.strings.unicode_decode_with_offsets(strings, "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8)
