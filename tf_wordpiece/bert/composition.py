@@ -87,7 +87,15 @@ class Composer(tf.Module):
         row_start = tf.concat([tf.ones([tf.minimum(m, 1)], tf.bool), rows[1:] != rows[:-1]], 0)
         run = row_start | (ccc == 0)
         run_start = tf.gather(tf.boolean_mask(position, run), tf.cumsum(tf.cast(run, tf.int32)) - 1)
-        order = tf.argsort(tf.cast(run_start, tf.int64) * 256 + tf.cast(ccc, tf.int64), stable=True)
+        # A run's marks follow one another, so only marks beside a mark of their row can move: those
+        # alone are sorted (a full argsort of every code point cost more than the rest of NFD).
+        mark = ccc > 0
+        pair = mark[1:] & mark[:-1] & ~row_start[1:]
+        beside = tf.concat([pair, [False]], 0)[:m] | tf.concat([[False], pair], 0)[:m]  # [:m]: m may be 0
+        moves = tf.reshape(tf.where(beside), [-1, 1])
+        key = tf.cast(run_start, tf.int64) * 256 + tf.cast(ccc, tf.int64)
+        sorted_moves = tf.gather(moves[:, 0], tf.argsort(tf.gather_nd(key, moves), stable=True))
+        order = tf.tensor_scatter_nd_update(position, moves, tf.cast(sorted_moves, tf.int32))
         return row_start, run, run_start, order, tf.gather(ccc, order)
 
     def __call__(self, code_points: tf.Tensor, rows: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
@@ -183,11 +191,14 @@ class Composer(tf.Module):
         return cps, owner
 
 
-def combining_data() -> tuple[np.ndarray, np.ndarray]:
-    """(int32 canonical combining class, int32 1 where a class-0 code point may combine with what precedes it),
-    each [NUM_CODE_POINTS]: with both 0, nothing before a code point composes with it or moves past it."""
-    _, ccc, maybe = _composition_data()
-    return ccc, maybe
+def combining_data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(int32 canonical combining class, bool: the first of a primary composite pair, bool: the second of one),
+    each [NUM_CODE_POINTS]: with all three 0 / False, nothing composes with a code point or moves past it."""
+    pairs, ccc, _ = _composition_data()
+    first, second = np.zeros(ut.NUM_CODE_POINTS, bool), np.zeros(ut.NUM_CODE_POINTS, bool)
+    first[[a for a, _ in pairs]] = True
+    second[[b for _, b in pairs]] = True
+    return ccc, first, second
 
 
 @functools.cache

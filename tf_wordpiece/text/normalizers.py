@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
 import tensorflow as tf
 
 from tf_wordpiece.bert import composition
@@ -123,7 +124,7 @@ def _composer() -> Composer:
 def _normalize_flat(strings: tf.Tensor, *, form: str) -> tf.Tensor:
     """string [n] -> [n]: the strings that pass the quick check as they are (ASCII-lowered for case
     folding), the others through `_normalize_chain`."""
-    quick = tf.strings.regex_full_match(strings, _quick_check(form) + "*")
+    quick = tf.strings.regex_full_match(strings, _quick_check(form))
     out = tf.strings.lower(strings) if form == "NFKC_CASEFOLD" else strings  # ASCII bytes only
     rest = tf.reshape(tf.where(~quick), [-1, 1])
     return tf.cond(
@@ -135,24 +136,38 @@ def _normalize_flat(strings: tf.Tensor, *, form: str) -> tf.Tensor:
 
 @functools.cache  # one pattern per form
 def _quick_check(form: str) -> str:
-    """An RE2 class of the code points that `form` leaves in place in any string made only of them (A-Z too for
-    case folding, which lowers them to letters of that kind): class 0, composing with nothing before them, and
-    mapped to themselves (for the C forms: by the form's composed table; case folding must also agree with NFKD)."""
+    """An RE2 pattern of the strings that `form` leaves as they are (A-Z lowered by case folding, as
+    `tf.strings.lower`): a run of the pieces of `_quick_check_pieces`."""
+    pieces = ("".join(ut.regex_class(c) for c in piece) for piece in _quick_check_pieces(form))
+    return f"(?:{'|'.join(pieces)})*"
+
+
+def _quick_check_pieces(form: str) -> list[tuple[np.ndarray, ...]]:
+    """The pieces of a string that `form` keeps, each one or two code points, a bool [NUM_CODE_POINTS] class each.
+
+    ICU's quick check without runs of marks: a kept starter; a kept mark after a kept starter whose canonical
+    decomposition ends in a starter (nothing reorders); for the C forms, a kept code point that composes with
+    some code points before it, after such a starter that is the first of no composite pair. Kept: mapped to
+    itself (for the C forms by the form's composed table; case folding's decomposed table must equal NFKD's).
+    """
     tables = ut.peer_tables()["tf_text"]
     table, compose = _STEPS[form]
-    ccc, maybe = composition.combining_data()
-    keeps = ccc == 0
-    keeps[0xD800:0xE000] = False  # surrogates: not UTF-8 (and ut.INVALID_UTF8)
+    ccc, first, second = composition.combining_data()
     changed = set(tables["nfc" if form == "NFC" else "nfkc"] if compose else tables[table])
-    if form == "NFKC_CASEFOLD":  # ICU's table is decomposed: kept where it equals NFKD's
+    if form == "NFKC_CASEFOLD":
         nfkd = tables["nfkd"]
         changed |= {c for c in set(nfkd) | set(tables[table]) if nfkd.get(c) != tables[table].get(c)}
-    if compose:
-        keeps &= maybe == 0
-    keeps[[int(c) for c in changed]] = False
+    kept = np.ones(ut.NUM_CODE_POINTS, bool)
+    kept[[int(c) for c in changed]] = False
+    kept[0xD800:0xE000] = False  # surrogates: not UTF-8 (and ut.INVALID_UTF8)
     if form == "NFKC_CASEFOLD":
-        keeps[ord("A") : ord("Z") + 1] = True  # tf.strings.lower's part
-    return ut.regex_class(keeps)
+        kept[ord("A") : ord("Z") + 1] = True
+    composes = second if compose else np.zeros(ut.NUM_CODE_POINTS, bool)
+    starter = kept & (ccc == 0) & ~composes
+    before_mark = starter.copy()
+    before_mark[[int(c) for c, full in tables["nfd"].items() if ccc[full[-1]] > 0]] = False
+    pieces = [(starter,), (before_mark, kept & (ccc > 0) & ~composes)]
+    return pieces + [(before_mark & ~first, kept & composes)] if compose else pieces
 
 
 def _normalize_chain(strings: tf.Tensor, *, form: str) -> tf.Tensor:
