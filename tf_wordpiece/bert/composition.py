@@ -107,8 +107,8 @@ class Composer(tf.Module):
         pair = mark[1:] & mark[:-1] & ~row_start[1:]  # [m - 1]: position p + 1 is a mark after a mark of its row
         follows = tf.concat([[False], pair], 0)[:m]  # [:m]: m may be 0
         moves = tf.reshape(tf.where(tf.concat([pair, [False]], 0)[:m] | follows), [-1, 1])
-        group = tf.cumsum(tf.cast(~tf.gather_nd(follows, moves), tf.int64))
-        key = group * 256 + tf.cast(tf.gather_nd(ccc, moves), tf.int64)
+        group = tf.cumsum(tf.cast(~tf.gather_nd(follows, moves), tf.int32))
+        key = tf.cast(group, tf.int64) * 256 + tf.cast(tf.gather_nd(ccc, moves), tf.int64)
         sorted_moves = tf.gather(moves[:, 0], tf.argsort(key, stable=True))
         return tf.tensor_scatter_nd_update(tf.range(m), moves, tf.cast(sorted_moves, tf.int32))
 
