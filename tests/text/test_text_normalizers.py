@@ -165,3 +165,15 @@ def test_quick_check_leaves_strings_it_cannot_vouch_for_to_the_chain():
     strings += ["\u0bae\u0bbe", "\u0bc6\u0bbe"]  # Tamil: U+0BBE composes after U+0BC6 alone
     quick = tf.strings.regex_full_match(strings, normalizers._quick_check("NFKC")).numpy().tolist()
     assert quick == [True, False, False, True, False, False, False, False, True, False, False, True, False]
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFD", "NFKC", "NFKD", "NFKC_CASEFOLD"])
+def test_bytes_that_are_not_utf8_take_the_chain(form):
+    """RE2 reads some of these leniently (an encoded surrogate, a code point past U+10FFFF): none may pass the
+    quick check, as none is what the decoder reads as one code point; the outputs keep the bytes, as the chain."""
+    strings = [b"a\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe0\x80\xaf", b"\xc0\xaf", b"\xf8\x88\x80\x80\x80", b"\x80"]
+    strings += [b"A\xc3", b"\xf0\x9f\x98", b"\xffA\xcc\x81"]
+    assert not tf.reduce_any(tf.strings.regex_full_match(strings, normalizers._quick_check(form)))
+    out = normalizers._normalize_flat(tf.constant(strings), form=form).numpy().tolist()
+    assert out == normalizers._normalize_chain(tf.constant(strings), form=form).numpy().tolist()
+    assert out[0] == b"a\xed\xa0\x80" and out[-1][0] == 0xFF
