@@ -8,6 +8,7 @@ import pytest
 import tensorflow as tf
 
 import tf_wordpiece.text as ours
+from tf_wordpiece.text import normalizers
 
 tf_text = pytest.importorskip("tensorflow_text")
 
@@ -128,3 +129,49 @@ def test_normalize_utf8_in_a_saved_model_holds_no_untracked_resource(tmp_path):
     served = tf.saved_model.load(str(tmp_path / "normalizer")).serve(strings)
     assert {form: value.numpy().tolist() for form, value in served.items()} == want
     assert want["NFC"][0] == "\xe9 \xc5 \u1e9b\u0323".encode()  # composed: the pair lookup ran
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFD", "NFKC", "NFKD", "NFKC_CASEFOLD"])
+def test_quick_check_strings_are_what_the_chain_gives(form):
+    """Every code point of each piece the quick check passes, in strings of 64 code points: the starters beside
+    neighbours in code point order and shuffled; each first code point of a two-piece with a random second,
+    and each second with a random first. The quick path's output (the input, ASCII-lowered for case folding)
+    is the full chain's."""
+    rng = np.random.default_rng(0)
+    orders = []
+    for piece in normalizers._quick_check_pieces(form):
+        classes = [np.flatnonzero(c) for c in piece]
+        if len(classes) == 1:
+            assert 1_000_000 < len(classes[0]) < 0x110000 - 0x800  # most of Unicode, less marks and surrogates
+            orders += [classes[0], rng.permutation(classes[0])]
+        else:
+            assert len(classes[1]) > 20
+            for each in (0, 1):
+                other = rng.choice(classes[1 - each], len(classes[each]))
+                orders.append(np.stack([classes[0], other] if each == 0 else [other, classes[1]], 1).reshape(-1))
+    strings = tf.constant(["".join(map(chr, order[i : i + 64])) for order in orders for i in range(0, len(order), 64)])
+    assert tf.reduce_all(tf.strings.regex_full_match(strings, normalizers._quick_check(form)))
+    quick = normalizers._normalize_flat(strings, form=form)
+    assert tf.reduce_all(quick == normalizers._normalize_chain(strings, form=form))
+    upper = tf.strings.regex_full_match(strings, ".*[A-Z].*")  # lowered by case folding
+    assert tf.reduce_all((quick != strings) == (upper if form == "NFKC_CASEFOLD" else False))
+
+
+def test_quick_check_leaves_strings_it_cannot_vouch_for_to_the_chain():
+    strings = ["plain ascii", "e\u0301", "\u1100\u1161", "\xc5", b"bad \xff utf-8", "\ufb01", "A\u0308", "\xe9\u0323"]
+    strings += ["\u0915\u094d\u0937", "\u0915\u094d\u094d", "\u094d"]  # Devanagari virama (class 9)
+    strings += ["\u0bae\u0bbe", "\u0bc6\u0bbe"]  # Tamil: U+0BBE composes after U+0BC6 alone
+    quick = tf.strings.regex_full_match(strings, normalizers._quick_check("NFKC")).numpy().tolist()
+    assert quick == [True, False, False, True, False, False, False, False, True, False, False, True, False]
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFD", "NFKC", "NFKD", "NFKC_CASEFOLD"])
+def test_bytes_that_are_not_utf8_take_the_chain(form):
+    """RE2 reads some of these leniently (an encoded surrogate, a code point past U+10FFFF): none may pass the
+    quick check, as none is what the decoder reads as one code point; the outputs keep the bytes, as the chain."""
+    strings = [b"a\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe0\x80\xaf", b"\xc0\xaf", b"\xf8\x88\x80\x80\x80", b"\x80"]
+    strings += [b"A\xc3", b"\xf0\x9f\x98", b"\xffA\xcc\x81"]
+    assert not tf.reduce_any(tf.strings.regex_full_match(strings, normalizers._quick_check(form)))
+    out = normalizers._normalize_flat(tf.constant(strings), form=form).numpy().tolist()
+    assert out == normalizers._normalize_chain(tf.constant(strings), form=form).numpy().tolist()
+    assert out[0] == b"a\xed\xa0\x80" and out[-1][0] == 0xFF

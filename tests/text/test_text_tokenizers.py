@@ -341,3 +341,16 @@ def test_other_names_say_where_they_are():
     ):
         ours.SentencepieceTokenizer  # noqa: B018
     assert "SentencepieceTokenizer" not in dir(ours) and "BertTokenizer" in dir(ours)
+
+
+def test_whitespace_tokens_without_offsets_are_those_with(batch):
+    """tokenize's split (non-ASCII White_Space made spaces first) gives tokenize_with_offsets's tokens: on the
+    whole sample (invalid UTF-8 included) and between each White_Space character and its neighbours."""
+    spaces = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    spaces += "\u2028\u2029\u202f\u205f\u3000"
+    hard = [f"a{c}b{c}{c}\u00e9{c}" for c in spaces] + [b"\xe2\xe2\x80\xa8x \xc2\xa0", b"\xc2 \xa0\xe3\x80\x80"]
+    tokenizer = ours.WhitespaceTokenizer()
+    for strings in (batch, tf.constant(hard)):
+        tokens = tokenizer.tokenize(strings)
+        assert tokens.to_list() == tokenizer.tokenize_with_offsets(strings)[0].to_list()
+    assert tokens.to_list()[0] == [b"a", b"b", "\u00e9".encode()]

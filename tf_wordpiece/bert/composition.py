@@ -89,18 +89,40 @@ class Composer(tf.Module):
         >>> Composer().order(tf.constant([0x61, 0x0301, 0x0323, 0x62]), tf.constant([0, 0, 0, 1])).numpy().tolist()
         [0, 2, 1, 3]
         """
-        return self._canonical_order(tf.cast(code_points, tf.int32), rows)[3]
+        code_points = tf.cast(code_points, tf.int32)
+        return self._mark_order(self._classes(code_points), _row_starts(rows))
+
+    def _classes(self, code_points: tf.Tensor) -> tf.Tensor:
+        """int32 [m] -> the canonical combining class of each code point [m] (0 for negative ones)."""
+        return tf.where(code_points >= 0, self._ccc(tf.maximum(code_points, 0)), 0)
 
     def _canonical_order(self, code_points: tf.Tensor, rows: tf.Tensor) -> tuple:
         """(row_start, run, run_start, order, ccc in the new order), each [m]: runs of marks sorted by class, stably."""
-        m = tf.size(code_points)
-        position = tf.range(m)
-        ccc = tf.where(code_points >= 0, self._ccc(tf.maximum(code_points, 0)), 0)
-        row_start = tf.concat([tf.ones([tf.minimum(m, 1)], tf.bool), rows[1:] != rows[:-1]], 0)
+        position = tf.range(tf.size(code_points))
+        ccc = self._classes(code_points)
+        row_start = _row_starts(rows)
         run = row_start | (ccc == 0)
         run_start = tf.gather(tf.boolean_mask(position, run), tf.cumsum(tf.cast(run, tf.int32)) - 1)
-        order = tf.argsort(tf.cast(run_start, tf.int64) * 256 + tf.cast(ccc, tf.int64), stable=True)
+        order = self._mark_order(ccc, row_start)
         return row_start, run, run_start, order, tf.gather(ccc, order)
+
+    @staticmethod
+    def _mark_order(ccc: tf.Tensor, row_start: tf.Tensor) -> tf.Tensor:
+        """int32 [m]: the input index of each code point once each run of marks is sorted by class, stably.
+
+        The marks of a run follow one another, so only marks beside a mark of their row can move: those
+        alone are sorted, by (their group of marks, class) (an argsort of every code point cost more than
+        the rest of NFD).
+        """
+        m = tf.size(ccc)
+        mark = ccc > 0
+        pair = mark[1:] & mark[:-1] & ~row_start[1:]  # [m - 1]: position p + 1 is a mark after a mark of its row
+        follows = tf.concat([[False], pair], 0)[:m]  # [:m]: m may be 0
+        moves = tf.reshape(tf.where(tf.concat([pair, [False]], 0)[:m] | follows), [-1, 1])
+        group = tf.cumsum(tf.cast(~tf.gather_nd(follows, moves), tf.int32))
+        key = tf.cast(group, tf.int64) * 256 + tf.cast(tf.gather_nd(ccc, moves), tf.int64)
+        sorted_moves = tf.gather(moves[:, 0], tf.argsort(key, stable=True))
+        return tf.tensor_scatter_nd_update(tf.range(m), moves, tf.cast(sorted_moves, tf.int32))
 
     def __call__(self, code_points: tf.Tensor, rows: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
         """int32 code points [m] (negative ones stay, and block), their rows [m] (non-decreasing) ->
@@ -193,6 +215,21 @@ class Composer(tf.Module):
             lambda k, *_: k < longest, step, (tf.constant(1), cps, owner, cur_pos, cur_val, last)
         )
         return cps, owner
+
+
+def _row_starts(rows: tf.Tensor) -> tf.Tensor:
+    """bool [m]: whether each code point is its row's first (rows [m], non-decreasing)."""
+    return tf.concat([tf.ones([tf.minimum(tf.size(rows), 1)], tf.bool), rows[1:] != rows[:-1]], 0)
+
+
+def combining_data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(int32 canonical combining class, bool: the first of a primary composite pair, bool: the second of one),
+    each [NUM_CODE_POINTS]: with all three 0 / False, nothing composes with a code point or moves past it."""
+    pairs, ccc, _ = _composition_data()
+    first, second = np.zeros(ut.NUM_CODE_POINTS, bool), np.zeros(ut.NUM_CODE_POINTS, bool)
+    first[[a for a, _ in pairs]] = True
+    second[[b for _, b in pairs]] = True
+    return ccc, first, second
 
 
 @functools.cache

@@ -4,6 +4,9 @@ ICU normalizes there; here the shipped ICU tables (`bert.code_points`) map
 each code point, `bert.composition.Composer` puts marks in canonical order
 and, for NFC, NFKC and case folding (ICU's NFKC_Casefold), composes. Bytes
 that are not UTF-8 stay as they are, as ICU leaves them in tensorflow_text.
+As ICU's quick check, a string made only of code points that the form keeps
+(and that nothing around them changes) is returned first, by one regular
+expression match; only the others take the chain.
 Every function keeps the input's shape (Tensor of any rank, or RaggedTensor).
 
 >>> normalize_utf8(["\\uff2b\\uff21", "e\\u0301"], "NFKC").numpy().tolist()
@@ -16,8 +19,10 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
 import tensorflow as tf
 
+from tf_wordpiece.bert import composition
 from tf_wordpiece.bert.code_points import encode_code_points, table_lookup
 from tf_wordpiece.bert.composition import Composer
 from tf_wordpiece.shapes import as_strings, rows_and_positions, rows_of_values
@@ -117,6 +122,55 @@ def _composer() -> Composer:
 
 
 def _normalize_flat(strings: tf.Tensor, *, form: str) -> tf.Tensor:
+    """string [n] -> [n]: the strings that pass the quick check as they are (ASCII-lowered for case
+    folding), the others through `_normalize_chain`."""
+    quick = tf.strings.regex_full_match(strings, _quick_check(form))
+    out = tf.strings.lower(strings) if form == "NFKC_CASEFOLD" else strings  # ASCII bytes only
+    rest = tf.reshape(tf.where(~quick), [-1, 1])
+    return tf.cond(
+        tf.size(rest) > 0,
+        lambda: tf.tensor_scatter_nd_update(out, rest, _normalize_chain(tf.gather_nd(strings, rest), form=form)),
+        lambda: out,
+    )
+
+
+@functools.cache  # one pattern per form
+def _quick_check(form: str) -> str:
+    """An RE2 pattern of the strings that `form` leaves as they are (A-Z lowered by case folding, as
+    `tf.strings.lower`): a run of the pieces of `_quick_check_pieces`."""
+    pieces = ("".join(ut.regex_class(c) for c in piece) for piece in _quick_check_pieces(form))
+    return f"(?:{'|'.join(pieces)})*"
+
+
+def _quick_check_pieces(form: str) -> list[tuple[np.ndarray, ...]]:
+    """The pieces of a string that `form` keeps, each one or two code points, a bool [NUM_CODE_POINTS] class each.
+
+    ICU's quick check without runs of marks: a kept starter; a kept mark after a kept starter whose canonical
+    decomposition ends in a starter (nothing reorders); for the C forms, a kept code point that composes with
+    some code points before it, after such a starter that is the first of no composite pair. Kept: mapped to
+    itself (for the C forms by the form's composed table; case folding's decomposed table must equal NFKD's).
+    """
+    tables = ut.peer_tables()["tf_text"]
+    table, compose = _STEPS[form]
+    ccc, first, second = composition.combining_data()
+    changed = set(tables["nfc" if form == "NFC" else "nfkc"] if compose else tables[table])
+    if form == "NFKC_CASEFOLD":
+        nfkd = tables["nfkd"]
+        changed |= {c for c in set(nfkd) | set(tables[table]) if nfkd.get(c) != tables[table].get(c)}
+    kept = np.ones(ut.NUM_CODE_POINTS, bool)
+    kept[[int(c) for c in changed]] = False
+    kept[0xD800:0xE000] = False  # surrogates: not UTF-8 (and ut.INVALID_UTF8)
+    if form == "NFKC_CASEFOLD":
+        kept[ord("A") : ord("Z") + 1] = True
+    composes = second if compose else np.zeros(ut.NUM_CODE_POINTS, bool)
+    starter = kept & (ccc == 0) & ~composes
+    before_mark = starter.copy()
+    before_mark[[int(c) for c, full in tables["nfd"].items() if ccc[full[-1]] > 0]] = False
+    pieces = [(starter,), (before_mark, kept & (ccc > 0) & ~composes)]
+    return pieces + [(before_mark & ~first, kept & composes)] if compose else pieces
+
+
+def _normalize_chain(strings: tf.Tensor, *, form: str) -> tf.Tensor:
     """string [n] -> [n]: decomposed by the table, marks in canonical order, composed for the C forms."""
     return _normalized(strings, form)[0]
 

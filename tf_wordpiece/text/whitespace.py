@@ -36,8 +36,15 @@ class WhitespaceTokenizer(TokenizerWithOffsets):
         self._splitter = _splitter()
 
     def tokenize(self, input) -> tf.RaggedTensor:  # noqa: A002 (the peer's name)
-        """string [...] -> [..., (tokens)]."""
-        return self.tokenize_with_offsets(input)[0]
+        """string [...] -> [..., (tokens)].
+
+        Without offsets, one `tf.strings.split` (on ASCII white space) gives the tokens once the other
+        White_Space characters are spaces: several times faster than the code-point path the offsets need.
+        """
+        return map_over_strings(input, "input", self._flat_tokens)[0]
+
+    def _flat_tokens(self, flat: tf.Tensor) -> tuple:
+        return (tf.strings.split(tf.strings.regex_replace(flat, _non_ascii_white_space(), " ")),)
 
     def tokenize_with_offsets(self, input) -> tuple:  # noqa: A002
         """string [...] -> (tokens, begin, end), each [..., (tokens)]; int64 byte offsets, `end` exclusive."""
@@ -55,7 +62,20 @@ class WhitespaceTokenizer(TokenizerWithOffsets):
 
 @functools.cache  # immutable; every WhitespaceTokenizer shares it
 def _splitter() -> BasicTokenizer:
-    white_space = ut.range_mask(ut.peer_tables()["hf"]["whitespace"])  # Unicode White_Space
+    white_space = _white_space()
     classes = CharacterClasses.from_masks(whitespace=white_space, isolated=np.zeros(ut.NUM_CODE_POINTS, bool))
     identity = normalizers.hf_normalizer(clean_text=False, strip_accents=False, lowercase=False)
     return BasicTokenizer(identity, PreTokenizer(classes))
+
+
+def _white_space() -> np.ndarray:
+    """bool [NUM_CODE_POINTS]: Unicode White_Space (tf.strings.split's ASCII six, and 19 others)."""
+    return ut.range_mask(ut.peer_tables()["hf"]["whitespace"])
+
+
+@functools.cache
+def _non_ascii_white_space() -> str:
+    """An RE2 class of White_Space beyond ASCII."""
+    white_space = _white_space()
+    white_space[:0x80] = False
+    return ut.regex_class(white_space)

@@ -50,6 +50,19 @@ def range_mask(ranges: list[list[int]]) -> np.ndarray:
     return mask
 
 
+def regex_class(mask: np.ndarray) -> str:
+    """An RE2 character class of the code points where `mask` (bool [NUM_CODE_POINTS]) is true.
+
+    >>> mask = np.zeros(NUM_CODE_POINTS, bool)
+    >>> mask[[0x41, 0x42, 0x43, 0xE9]] = True
+    >>> print(regex_class(mask))
+    [\\x{41}-\\x{43}\\x{e9}]
+    """
+    edges = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
+    firsts, lasts = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1
+    return "[" + "".join(f"\\x{{{a:x}}}" + ("" if a == b else f"-\\x{{{b:x}}}") for a, b in zip(firsts, lasts)) + "]"
+
+
 def utf8_length(code_points):
     """Bytes each code point takes in UTF-8 (surrogates: 3), for a NumPy array or a tensor (int32, same shape).
 
