@@ -89,15 +89,16 @@ class MaxMatcher(tf.Module):
         joined = tf.strings.join([MARK, tf.strings.reduce_join(words, separator=MARK), MARK])
         code_points, char_starts = tf.strings.unicode_decode_with_offsets(joined, "UTF-8", errors="replace")
 
-        # One segment per (word, start character), in order; in `joined` the
-        # start character of segment s of word w is character s + w + 1.
-        seg_word, seg_start = rows_and_positions(n_chars)
-        seg_char = tf.range(tf.size(seg_word)) + seg_word + 1
+        # One segment per node (word, position 0..n), in order: each start
+        # character and each word's end, which has no candidate. Node k is
+        # character k + 1 of `joined` (the end: the marker after the word).
+        seg_word, seg_start = rows_and_positions(n_chars + 1)
+        seg_char = tf.range(tf.size(seg_word)) + 1
         initial = seg_start == 0
+        remaining = tf.gather(n_chars, seg_word) - seg_start
         # Only as many candidates as the longest piece that starts with this
         # character: most scripts have single-character pieces only.
-        longest = self._longest_from(tf.gather(code_points, seg_char), initial)
-        seg_count = tf.minimum(tf.gather(n_chars, seg_word) - seg_start, longest)
+        seg_count = tf.minimum(remaining, self._longest_from(tf.gather(code_points, seg_char), initial))
         seg_byte_start = tf.gather(char_starts, seg_char) - tf.cast(initial, tf.int64)  # initial: the marker too
         # Candidate (s, e) is segment s up to character e of `joined`.
         cand_seg, cand_end = rows_and_positions(seg_count, first=seg_char + 1, out_type=tf.int64)
@@ -105,7 +106,7 @@ class MaxMatcher(tf.Module):
         cand_id = self._piece_table.lookup(
             tf.strings.substr(joined, byte_start, tf.gather(char_starts, cand_end) - byte_start)
         )
-        # Each segment's longest piece is its largest e << 32 | id (a miss, id -1, makes -1).
+        # Each segment's longest piece is its largest e << 32 | id (a miss, id -1, makes -1; no candidate, less).
         best = tf.math.unsorted_segment_max(
             tf.bitwise.bitwise_or(tf.bitwise.left_shift(cand_end, 32), cand_id), cand_seg, tf.size(seg_char)
         )
@@ -113,27 +114,24 @@ class MaxMatcher(tf.Module):
             unknown = tf.bitwise.bitwise_or(
                 tf.bitwise.left_shift(tf.cast(seg_char, tf.int64) + 1, 32), _UNKNOWN_CHARACTER_BITS
             )
-            best = tf.where(best >= 0, best, unknown)
+            best = tf.where((best >= 0) | (remaining == 0), best, unknown)
         best_end_char = tf.cast(tf.bitwise.right_shift(best, 32), tf.int32)
 
-        # Follow each word's chain of longest matches over nodes (word, position
-        # 0..n): node k is the start of character k + 1 of `joined`.
-        num_nodes = tf.reduce_sum(n_chars + 1)
-        fail = num_nodes  # `follow`'s absorbing node: "no piece matches here"
-        # Word ends jump to themselves. One spare node, sliced off:
-        # TFLite's ScatterNd divides by zero on an empty output.
-        jump = tf.tensor_scatter_nd_update(
-            tf.range(num_nodes + 1), seg_char[:, None] - 1, tf.where(best >= 0, best_end_char - 1, fail)
-        )[:-1]
+        # Follow each word's chain of longest matches from its first node: a
+        # node with no piece, a word's end too, jumps to `follow`'s absorbing
+        # node, past the last (a word is known when its end is reached).
+        num_nodes = tf.size(seg_word)
+        jump = tf.where(best >= 0, best_end_char - 1, num_nodes)
         first_node = tf.cumsum(n_chars + 1, exclusive=True)
         reached = follow(jump, first_node, num_nodes, tf.reduce_max(tf.concat([n_chars, [0]], 0)))
         failed = ~tf.gather(reached, first_node + n_chars)
-        piece = tf.reshape(tf.where(tf.gather(reached, seg_char - 1) & ~tf.gather(failed, seg_word)), [-1])
-        piece_start, piece_char = tf.gather(seg_start, piece), tf.gather(seg_char, piece)
+        piece = tf.reshape(tf.where(reached & (remaining > 0) & ~tf.gather(failed, seg_word)), [-1])
+        piece = tf.cast(piece, tf.int32)
+        piece_start = tf.gather(seg_start, piece)
         return (
             tf.gather(seg_word, piece),
             piece_start,
-            piece_start + tf.gather(best_end_char, piece) - piece_char,
+            piece_start + tf.gather(best_end_char, piece) - (piece + 1),
             self._piece_ids(tf.bitwise.bitwise_and(tf.gather(best, piece), 0xFFFFFFFF)),
             failed,
         )
