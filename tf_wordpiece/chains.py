@@ -20,7 +20,7 @@ def follow(jump: tf.Tensor, starts: tf.Tensor, size: tf.Tensor, longest: tf.Tens
     itself), so chains never cross. Pointer doubling: log2(longest) rounds.
     """
     jump = tf.concat([jump, [size]], 0)
-    # 1 on a chain, as int32: a round is a segment max and a maximum, no comparison (slow on CPU).
+    # 1 on a chain, as int32: a round is a segment max and a maximum (bool marks take a cast and a comparison more).
     reached = tf.scatter_nd(starts[:, None], tf.ones_like(starts, tf.int32), [size + 1])
 
     def double(reached, jump):
