@@ -20,12 +20,21 @@ def follow(jump: tf.Tensor, starts: tf.Tensor, size: tf.Tensor, longest: tf.Tens
     itself), so chains never cross. Pointer doubling: log2(longest) rounds.
     """
     jump = tf.concat([jump, [size]], 0)
-    reached = tf.scatter_nd(starts[:, None], tf.ones_like(starts), [size + 1]) > 0
+    # 1 on a chain, as int32: a round is a segment max and a maximum (bool marks take a cast and a comparison more).
+    reached = tf.scatter_nd(starts[:, None], tf.ones_like(starts, tf.int32), [size + 1])
 
     def double(reached, jump):
-        hops = tf.math.unsorted_segment_max(tf.cast(reached, tf.int32), jump, size + 1) > 0
-        return [reached | hops, tf.gather(jump, jump)]
+        return [tf.maximum(reached, tf.math.unsorted_segment_max(reached, jump, size + 1)), tf.gather(jump, jump)]
 
-    rounds = tf.cast(tf.math.ceil(tf.math.log(tf.cast(longest, tf.float32) + 1.0) / tf.math.log(2.0)), tf.int32)
-    reached, _ = tf.while_loop(lambda r, j: True, double, [reached, jump], maximum_iterations=rounds + 1)
-    return reached[:-1]
+    reached, _ = tf.while_loop(lambda r, j: True, double, [reached, jump], maximum_iterations=rounds_for(longest))
+    return reached[:-1] > 0
+
+
+def rounds_for(longest: tf.Tensor) -> tf.Tensor:
+    """int32 scalar: the doubling rounds that reach `longest` jumps (its bit length; r rounds reach 2**r - 1).
+
+    >>> [int(rounds_for(tf.constant(n))) for n in (0, 1, 2, 3, 4, 7, 8, 100)]
+    [0, 1, 2, 2, 3, 3, 4, 7]
+    """
+    powers = tf.constant([1 << i for i in range(62)], tf.int64)
+    return tf.reduce_sum(tf.cast(tf.cast(longest, tf.int64) >= powers, tf.int32))

@@ -42,6 +42,9 @@ PAPER_VOCAB = ["[UNK]", "a", "abcd", "##b", "##bc", "##z"]
         (["[UNK]", "ab", "a", "b", "abc"], "", "abcab", ["abc", "ab"]),
         (["[UNK]", "ab", "a", "c"], "", "abd", ["[UNK]"]),
         (["[UNK]", "中", "##文", "中文字"], "##", "中文", ["中", "##文"]),
+        # maxmatch's table of the longest piece from a character: past its dense part (U+10000 on), one bound.
+        (["[UNK]", "a", "😀😀", "##😀", "##a"], "##", "😀😀😀a", ["😀😀", "##😀", "##a"]),
+        (["[UNK]", "ab", "##é", "😀", "##😀"], "##", "abé😀", ["ab", "##é", "##😀"]),  # dense only up to "a"
     ],
 )
 def test_table(vocab, suffix, word, expected):

@@ -31,7 +31,6 @@ import tensorflow as tf
 
 from tf_wordpiece.chains import follow
 from tf_wordpiece.shapes import rows_and_positions
-from tf_wordpiece.unicode import tables as ut
 
 # A byte no UTF-8 text contains (0xFF is never valid UTF-8): it marks initial
 # pieces in the piece table, and WordpieceTokenizer prefixes its dedup keys of
@@ -42,9 +41,11 @@ MARK = b"\xff"
 # `split_unknown_characters`).
 WHOLE_WORD, UNKNOWN_CHARACTER = -2, -3
 _UNKNOWN_CHARACTER_BITS = 0xFFFFFFFD  # UNKNOWN_CHARACTER in the low 32 bits of a packed (end << 32 | id)
-# The longest initial and non-initial pieces from a code point share one int32
-# table entry: initial * _LENGTH_PACK + non-initial (each capped below it).
-_LENGTH_PACK = 1 << 15
+# The table of the longest piece from each code point is dense up to the last
+# code point with a piece longer than one character, and at most this long: past
+# it, one entry holds the longest over all the rest (too many candidates at
+# worst, never too few).
+_MAX_DENSE_CODE_POINTS = 1 << 16
 
 
 class MaxMatcher(tf.Module):
@@ -77,7 +78,7 @@ class MaxMatcher(tf.Module):
         if token_tensor is None or not hasattr(token_tensor, "numpy"):  # none, or a graph's: one of our own
             token_tensor = tf.constant(list(tokens), tf.string)
         self._piece_table = _piece_table(tokens, token_tensor, suffix_indicator, max_piece_chars)
-        self._longest_from = _longest_piece_from(tokens, suffix_indicator, max_piece_chars)
+        self._longest_from = _LongestPieceFrom(tokens, suffix_indicator, max_piece_chars)
 
     def match(self, words: tf.Tensor, n_chars: tf.Tensor):
         """`wordpiece.Matcher.match`: every candidate looked up at once; ids may be `UNKNOWN_CHARACTER`
@@ -88,23 +89,24 @@ class MaxMatcher(tf.Module):
         joined = tf.strings.join([MARK, tf.strings.reduce_join(words, separator=MARK), MARK])
         code_points, char_starts = tf.strings.unicode_decode_with_offsets(joined, "UTF-8", errors="replace")
 
-        # One segment per (word, start character), in order; in `joined` the
-        # start character of segment s of word w is character s + w + 1.
-        seg_word, seg_start = rows_and_positions(n_chars)
-        seg_char = tf.range(tf.size(seg_word)) + seg_word + 1
+        # One segment per node (word, position 0..n), in order: each start
+        # character and each word's end, which has no candidate. Node k is
+        # character k + 1 of `joined` (the end: the marker after the word).
+        seg_word, seg_start = rows_and_positions(n_chars + 1)
+        seg_char = tf.range(tf.size(seg_word)) + 1
+        initial = seg_start == 0
+        remaining = tf.gather(n_chars, seg_word) - seg_start
         # Only as many candidates as the longest piece that starts with this
         # character: most scripts have single-character pieces only.
-        longest = self._longest_from(tf.gather(code_points, seg_char))
-        longest = tf.where(seg_start == 0, longest // _LENGTH_PACK, longest % _LENGTH_PACK)
-        seg_count = tf.minimum(tf.gather(n_chars, seg_word) - seg_start, longest)
-        seg_byte_start = tf.gather(char_starts, seg_char) - tf.cast(seg_start == 0, tf.int64)  # initial: the marker too
+        seg_count = tf.minimum(remaining, self._longest_from(tf.gather(code_points, seg_char), initial))
+        seg_byte_start = tf.gather(char_starts, seg_char) - tf.cast(initial, tf.int64)  # initial: the marker too
         # Candidate (s, e) is segment s up to character e of `joined`.
         cand_seg, cand_end = rows_and_positions(seg_count, first=seg_char + 1, out_type=tf.int64)
         byte_start = tf.gather(seg_byte_start, cand_seg)
         cand_id = self._piece_table.lookup(
             tf.strings.substr(joined, byte_start, tf.gather(char_starts, cand_end) - byte_start)
         )
-        # Each segment's longest piece is its largest e << 32 | id (a miss, id -1, makes -1).
+        # Each segment's longest piece is its largest e << 32 | id (a miss, id -1, makes -1; no candidate, less).
         best = tf.math.unsorted_segment_max(
             tf.bitwise.bitwise_or(tf.bitwise.left_shift(cand_end, 32), cand_id), cand_seg, tf.size(seg_char)
         )
@@ -112,27 +114,24 @@ class MaxMatcher(tf.Module):
             unknown = tf.bitwise.bitwise_or(
                 tf.bitwise.left_shift(tf.cast(seg_char, tf.int64) + 1, 32), _UNKNOWN_CHARACTER_BITS
             )
-            best = tf.where(best >= 0, best, unknown)
+            best = tf.where((best >= 0) | (remaining == 0), best, unknown)
         best_end_char = tf.cast(tf.bitwise.right_shift(best, 32), tf.int32)
 
-        # Follow each word's chain of longest matches over nodes (word, position
-        # 0..n): node k is the start of character k + 1 of `joined`.
-        num_nodes = tf.reduce_sum(n_chars + 1)
-        fail = num_nodes  # `follow`'s absorbing node: "no piece matches here"
-        # Word ends jump to themselves. One spare node, sliced off:
-        # TFLite's ScatterNd divides by zero on an empty output.
-        jump = tf.tensor_scatter_nd_update(
-            tf.range(num_nodes + 1), seg_char[:, None] - 1, tf.where(best >= 0, best_end_char - 1, fail)
-        )[:-1]
+        # Follow each word's chain of longest matches from its first node: a
+        # node with no piece, a word's end too, jumps to `follow`'s absorbing
+        # node, past the last (a word is known when its end is reached).
+        num_nodes = tf.size(seg_word)
+        jump = tf.where(best >= 0, best_end_char - 1, num_nodes)
         first_node = tf.cumsum(n_chars + 1, exclusive=True)
         reached = follow(jump, first_node, num_nodes, tf.reduce_max(tf.concat([n_chars, [0]], 0)))
         failed = ~tf.gather(reached, first_node + n_chars)
-        piece = tf.reshape(tf.where(tf.gather(reached, seg_char - 1) & ~tf.gather(failed, seg_word)), [-1])
-        piece_start, piece_char = tf.gather(seg_start, piece), tf.gather(seg_char, piece)
+        piece = tf.reshape(tf.where(reached & (remaining > 0) & ~tf.gather(failed, seg_word)), [-1])
+        piece = tf.cast(piece, tf.int32)
+        piece_start = tf.gather(seg_start, piece)
         return (
             tf.gather(seg_word, piece),
             piece_start,
-            piece_start + tf.gather(best_end_char, piece) - piece_char,
+            piece_start + tf.gather(best_end_char, piece) - (piece + 1),
             self._piece_ids(tf.bitwise.bitwise_and(tf.gather(best, piece), 0xFFFFFFFF)),
             failed,
         )
@@ -194,19 +193,34 @@ def _fits(max_chars: int | None) -> Callable[[str], bool]:
     return lambda piece: max_chars is None or len(piece) <= max_chars
 
 
-def _longest_piece_from(tokens: Sequence[str], suffix: str, max_chars: int | None = None) -> ut.CodePointLookup:
-    """Per code point: the longest initial piece starting with it (in characters, at most `max_chars`)
-    times _LENGTH_PACK plus the longest non-initial piece starting with it."""
-    fits = _fits(max_chars)
-    initial = np.zeros(ut.NUM_CODE_POINTS, np.int64)
-    non_initial = np.zeros(ut.NUM_CODE_POINTS, np.int64)
-    for token in tokens:
-        if token and fits(token):
-            cp = ord(token[0])
-            initial[cp] = max(initial[cp], len(token))
-        if token.startswith(suffix) and len(token) > len(suffix) and fits(token[len(suffix) :]):
+class _LongestPieceFrom:
+    """Per code point and initial or not: the longest piece (in characters, at most `max_chars`) that
+    starts with it, 0 for none. A dense int32 table, looked up with one gather (a CodePointLookup's
+    pages take seven ops a lookup, on every start character of a batch).
+
+    >>> longest = _LongestPieceFrom(["ab", "abc", "##b", "x"], "##")
+    >>> longest(tf.constant([ord("a"), ord("b"), ord("a")]), tf.constant([True, False, False])).numpy().tolist()
+    [3, 1, 0]
+    """
+
+    def __init__(self, tokens: Sequence[str], suffix: str, max_chars: int | None = None):
+        fits = _fits(max_chars)
+        starts: list[tuple[int, int, int]] = []  # (row: 1 initial / 0 not, code point, piece length)
+        for token in tokens:
+            if token and fits(token):
+                starts.append((1, ord(token[0]), len(token)))
             rest = token[len(suffix) :]
-            non_initial[ord(rest[0])] = max(non_initial[ord(rest[0])], len(rest))
-    initial = np.minimum(initial, _LENGTH_PACK - 1)
-    non_initial = np.minimum(non_initial, _LENGTH_PACK - 1)
-    return ut.CodePointLookup(initial * _LENGTH_PACK + non_initial)
+            if token.startswith(suffix) and rest and fits(rest):
+                starts.append((0, ord(rest[0]), len(rest)))
+        row, code_point, length = (np.array(column, np.int64) for column in zip(*starts or [(0, 0, 0)]))
+        # Dense through the last code point that starts a piece of two or more characters.
+        self.dense = int(min(code_point[length > 1].max(initial=-1) + 1, _MAX_DENSE_CODE_POINTS))
+        table = np.zeros((2, self.dense + 1), np.int64)
+        np.maximum.at(table, (row, np.minimum(code_point, self.dense)), length)
+        with tf.init_scope():  # an eager constant, even when built inside a tf.function
+            self._table = tf.constant(np.minimum(table, np.iinfo(np.int32).max).astype(np.int32).reshape(-1))
+
+    def __call__(self, code_points: tf.Tensor, initial: tf.Tensor) -> tf.Tensor:
+        """int32 code points [n], bool [n] (an initial piece or not) -> int32 [n] the longest piece's length."""
+        index = tf.minimum(code_points, self.dense)
+        return tf.gather(self._table, tf.where(initial, index + (self.dense + 1), index))
