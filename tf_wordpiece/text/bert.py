@@ -29,12 +29,11 @@ from tf_wordpiece.bert import normalizers
 from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
 from tf_wordpiece.bert.code_points import encode_code_points
 from tf_wordpiece.bert.pre_tokenizers import fast_wordpiece_pre_tokenizer
-from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
 from tf_wordpiece.bert_tokenizer import tokenizer
 from tf_wordpiece.shapes import as_strings, map_over_strings, rows_and_positions, rows_of_values
 from tf_wordpiece.text.base import Detokenizer, TokenizerWithOffsets
 from tf_wordpiece.text.normalizers import char_ends, encode_keeping_bytes, invalid_bytes, map_strings
-from tf_wordpiece.text.wordpiece import reject_unsupported
+from tf_wordpiece.text.wordpiece import fast_wordpiece, reject_unsupported
 from tf_wordpiece.unicode import tables as ut
 
 
@@ -320,13 +319,12 @@ class FastBertTokenizer(TokenizerWithOffsets, Detokenizer):
             )
         self.support_detokenization = bool(support_detokenization)
         self._splitter = _basic_splitter(bool(lower_case_nfd_strip_accents))
-        self._wordpiece = WordpieceTokenizer(
+        self._wordpiece = fast_wordpiece(
             vocab,
             suffix_indicator=suffix_indicator,
             max_bytes_per_word=max_bytes_per_word,
             token_out_type=token_out_type,
             unknown_token=unknown_token,
-            compat="fast_wordpiece",
             no_pretokenization=True,
         )
 

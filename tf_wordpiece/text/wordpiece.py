@@ -28,6 +28,37 @@ def reject_unsupported(**given) -> None:
             )
 
 
+def fast_wordpiece(
+    vocab,
+    *,
+    suffix_indicator: str,
+    max_bytes_per_word: int,
+    token_out_type: tf.DType,
+    unknown_token: str,
+    no_pretokenization: bool,
+) -> wordpiece.WordpieceTokenizer:
+    """The WordPiece step of tensorflow_text's `FastWordpieceTokenizer` (and so of its `FastBertTokenizer`).
+
+    One place that says which of the repository's WordPiece settings the fast tokenizers are: the
+    `fast_wordpiece` compatibility (its built-in pre-tokenizer, its handling of long and unknown words).
+    Shapes: as `tf_wordpiece.bert.wordpiece.WordpieceTokenizer`'s.
+
+    >>> fast_wordpiece(["[UNK]", "un", "##able"], suffix_indicator="##", max_bytes_per_word=100,
+    ...                token_out_type=tf.int64, unknown_token="[UNK]", no_pretokenization=True
+    ... ).tokenize([["unable"]]).to_list()
+    [[[1, 2]]]
+    """
+    return wordpiece.WordpieceTokenizer(
+        vocab,
+        suffix_indicator=suffix_indicator,
+        max_bytes_per_word=max_bytes_per_word,
+        token_out_type=token_out_type,
+        unknown_token=unknown_token,
+        compat="fast_wordpiece",
+        no_pretokenization=no_pretokenization,
+    )
+
+
 class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
     """tensorflow_text's `WordpieceTokenizer`: words [..., words] -> pieces [..., words, (pieces)].
 
@@ -119,13 +150,12 @@ class FastWordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         if vocab is None:
             raise ValueError("vocab: None; pass the list of tokens (tf_wordpiece.text takes no model_buffer)")
         self.support_detokenization = bool(support_detokenization)
-        self._wordpiece = wordpiece.WordpieceTokenizer(
+        self._wordpiece = fast_wordpiece(
             vocab,
             suffix_indicator=suffix_indicator,
             max_bytes_per_word=max_bytes_per_word,
             token_out_type=token_out_type,
             unknown_token=unknown_token,
-            compat="fast_wordpiece",
             no_pretokenization=no_pretokenization,
         )
 
