@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import pathlib
+import signal
 import sys
 import tempfile
+import warnings
 
 import pytest
 
@@ -33,3 +35,19 @@ def system_temp_dir_left_empty(tmp_path_factory):
         os.environ["TMPDIR"] = saved[1]
     leftovers = sorted(path.name for path in folder.iterdir() if not path.name.startswith(AUTOGRAPH_FILES))
     assert not leftovers, f"the tests left {len(leftovers)} entries in the temp dir, such as {leftovers[:5]}"
+
+
+@pytest.fixture(autouse=True)
+def ctrl_c_handler_restored(request):
+    """Each test starts with the Ctrl-C (SIGINT) handler the one before it found, and one that changes it is named.
+
+    Why: a test that leaves SIGINT ignored (a command's `run()` ignores it once its work is done) makes every
+    later test in that process deaf to Ctrl-C, and every child process it starts too (an ignored signal stays
+    ignored across exec): tests/test_nothing_lost.py's Ctrl-C tests then fail, depending on which file ran
+    before them on the same worker.
+    """
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    if signal.getsignal(signal.SIGINT) is not before:
+        signal.signal(signal.SIGINT, before)
+        warnings.warn(f"{request.node.nodeid} left the SIGINT handler changed (restored after it)", stacklevel=1)

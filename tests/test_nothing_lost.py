@@ -32,6 +32,20 @@ REPO = pathlib.Path(__file__).parent.parent
 # Under pytest-xdist these run alone (tests/helpers/serial.py): another worker's test on the same two cores
 # would move the moment the signal lands and the time the child takes to end, which they assert on.
 KILLED_AT_A_TIMED_MOMENT = pytest.mark.serial("sends a signal at a timed moment and asserts how fast the child ends")
+
+
+@pytest.fixture(autouse=True)
+def ctrl_c_as_a_shell_delivers_it():
+    """Python's own SIGINT handler here and so in each child started here, whatever ran before in this process.
+
+    An ignored SIGINT is inherited across exec: a child started while it is ignored never sees Ctrl-C (it runs
+    to the end and exits 0), which these tests would misread as the command's fault.
+    """
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 # Tokens that line-based and JSON formats could lose: spaces, tabs, a leading ##, non-BMP characters,
 # empty-looking Unicode (zero-width space, BOM, no-break space, a combining mark alone, the empty string).
 ODD_TOKENS = [
