@@ -59,11 +59,23 @@ def _fair_level(lengths: tf.Tensor, budget: tf.Tensor) -> tf.Tensor:
 def _share(lengths: tf.Tensor, budget: int | tf.Tensor, *, from_end: bool) -> tf.Tensor:
     """The fair level for every segment, then one more item each to the first (or last) segments still longer."""
     budget = row_budget(budget, tf.shape(lengths, out_type=tf.int64)[0])
+    if lengths.shape[1] == 2:  # the common case (a pair of texts): no sort, cumsum or gather
+        return _share_two(lengths, budget, from_end=from_end)
     keep = tf.minimum(lengths, _fair_level(lengths, budget))
     left = budget - tf.reduce_sum(keep, axis=1, keepdims=True)
     longer = lengths > keep
     rank = tf.cumsum(tf.cast(longer, tf.int64), axis=1, exclusive=True, reverse=from_end)
     return keep + tf.cast(longer & (rank < left), tf.int64)
+
+
+def _share_two(lengths: tf.Tensor, budget: tf.Tensor, *, from_end: bool) -> tf.Tensor:
+    """`_share` of two segments: each keeps min(its length, max(what the other leaves, its half of the budget)).
+
+    Its half is ceil(budget / 2) for the segment that gets the odd item (the first, or the last `from_end`) and
+    floor(budget / 2) for the other; a segment shorter than its half leaves the rest to the other one.
+    """
+    odd = tf.constant([[0, 1]] if from_end else [[1, 0]], tf.int64)
+    return tf.minimum(lengths, tf.maximum(budget - tf.reverse(lengths, [1]), (budget + odd) // 2))
 
 
 def round_robin(lengths: tf.Tensor, budget: int | tf.Tensor) -> tf.Tensor:

@@ -95,9 +95,9 @@ def _first_items(segments: tuple[tf.RaggedTensor, ...], budget: tf.Tensor, alloc
     keep = allocate(tf.stack([item_counts(s, axis) for s in segments], axis=1), budget)
     return tuple(
         tf.RaggedTensor.from_nested_row_splits(
-            first_n_items(s, axis, None, keep[:, i]), s.nested_row_splits[:axis], validate=False
+            first_n_items(s, axis, None, k), s.nested_row_splits[:axis], validate=False
         )
-        for i, s in enumerate(segments)
+        for s, k in zip(segments, tf.unstack(keep, len(segments), axis=1))
     )
 
 
@@ -105,13 +105,14 @@ def _first_items(segments: tuple[tf.RaggedTensor, ...], budget: tf.Tensor, alloc
 def _trim_rows(segments: tuple[tf.RaggedTensor, ...], budget: tf.Tensor, allocate: Callable) -> tuple:
     """[batch, (items)] segments cut to what `allocate` gives each."""
     keep = allocate(tf.stack([item_counts(s, 1) for s in segments], axis=1), budget)
-    return tuple(_keep_first(s, keep[:, i]) for i, s in enumerate(segments))
+    return tuple(_keep_first(s, k) for s, k in zip(segments, tf.unstack(keep, len(segments), axis=1)))
 
 
 def _keep_first(segment: tf.RaggedTensor, keep: tf.Tensor) -> tf.RaggedTensor:
-    """A [batch, (items)] segment cut to its first `keep` (int64 [batch]) items per row, without a mask op."""
-    splits = tf.cast(segment.row_splits, tf.int64)
-    kept = tf.ragged.range(splits[:-1], splits[:-1] + tf.minimum(splits[1:] - splits[:-1], keep))  # value indices
+    """A [batch, (items)] segment cut to its first `keep` (int64 [batch], at most each row's length) items per row:
+    one RaggedRange of the kept values' indices and one gather, no mask."""
+    starts = tf.cast(segment.row_splits[:-1], tf.int64)
+    kept = tf.ragged.range(starts, starts + keep)  # value indices
     return tf.RaggedTensor.from_row_splits(
         tf.gather(segment.values, kept.flat_values), tf.cast(kept.row_splits, segment.row_splits.dtype), validate=False
     )
