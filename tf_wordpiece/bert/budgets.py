@@ -8,7 +8,7 @@ Three strategies, as tensorflow_text's trimmers allocate (and BERT's packers tri
 
 Round robin and shrink-longest end at the same fair level L (the largest with sum(min(length, L)) <= budget);
 they differ only in who gets the items left over: the first segments longer than L, or the last ones. So L is
-found once, in closed form (sort the lengths, no loop), and both strategies are a few element-wise ops on it.
+found once, in closed form (all pairs of segments, no loop), and both strategies are a few element-wise ops on it.
 
 Shapes: `lengths` int64 [batch, segments]; `budget` a scalar or [batch]; results int64 [batch, segments].
 """
@@ -40,20 +40,16 @@ def waterfall(lengths: tf.Tensor, budget: int | tf.Tensor) -> tf.Tensor:
 
 
 def _fair_level(lengths: tf.Tensor, budget: tf.Tensor) -> tf.Tensor:
-    """The largest level L with sum(min(lengths, L)) <= budget, int64 [batch, 1] (the longest length if all fit).
+    """The largest level L with sum(min(lengths, L)) <= budget, int64 [batch, 1] (at least the longest if all fit).
 
-    With the lengths sorted, s_1 <= ... <= s_n, the cost of level s_j is f(s_j) = s_1 + ... + s_j + (n - j) s_j,
-    which grows with j; if the first m fit, L lies between s_m and s_(m+1): (budget - (s_1 + ... + s_m)) // (n - m).
+    The cost of a level, f(l) = sum(min(lengths, l)), grows with l, by k for each step past the longest length s
+    whose cost fits (0 if none), k the number of segments longer than s: L = s + (budget - f(s)) // k. All pairs
+    of segments at once ([batch, n, n]; segments are few): no sort, cumsum or gather.
     """
-    count = tf.shape(lengths, out_type=tf.int64)[1]
-    ascending = tf.sort(lengths, axis=1)
-    shorter = tf.cumsum(ascending, axis=1, exclusive=True)  # s_1 + ... + s_(j-1)
-    cost = shorter + ascending * (count - tf.range(count))[None, :]  # f(s_j)
-    fitting = tf.reduce_sum(tf.cast(cost <= budget, tf.int64), axis=1, keepdims=True)  # m
-    all_fit = fitting == count
-    spent = tf.gather(tf.pad(shorter, [[0, 0], [0, 1]]), tf.minimum(fitting, count), batch_dims=1)
-    level = (budget - spent) // tf.maximum(count - fitting, 1)
-    return tf.where(all_fit, ascending[:, -1:], level)
+    cost = tf.reduce_sum(tf.minimum(lengths[:, :, None], lengths[:, None, :]), axis=2)  # f(each length)
+    floor = tf.reduce_max(tf.where(cost <= budget, lengths, 0), axis=1, keepdims=True)  # s
+    longer = tf.reduce_sum(tf.cast(lengths > floor, tf.int64), axis=1, keepdims=True)  # k
+    return floor + (budget - tf.reduce_sum(tf.minimum(lengths, floor), axis=1, keepdims=True)) // tf.maximum(longer, 1)
 
 
 def _share(lengths: tf.Tensor, budget: int | tf.Tensor, *, from_end: bool) -> tf.Tensor:
