@@ -48,20 +48,26 @@ def _fair_level(lengths: tf.Tensor, budget: tf.Tensor) -> tf.Tensor:
     """
     cost = tf.reduce_sum(tf.minimum(lengths[:, :, None], lengths[:, None, :]), axis=2)  # f(each length)
     floor = tf.reduce_max(tf.where(cost <= budget, lengths, 0), axis=1, keepdims=True)  # s
-    longer = tf.reduce_sum(tf.cast(lengths > floor, tf.int64), axis=1, keepdims=True)  # k
+    longer = tf.reduce_sum(tf.cast(lengths > floor, lengths.dtype), axis=1, keepdims=True)  # k
     return floor + (budget - tf.reduce_sum(tf.minimum(lengths, floor), axis=1, keepdims=True)) // tf.maximum(longer, 1)
 
 
 def _share(lengths: tf.Tensor, budget: int | tf.Tensor, *, from_end: bool) -> tf.Tensor:
-    """The fair level for every segment, then one more item each to the first (or last) segments still longer."""
+    """The fair level for every segment, then one more item each to the first (or last) segments still longer.
+
+    In int32 (TF's int64 compares, minimums and selects cost several times more), with the budget cut to the
+    row's total: a budget past it keeps everything anyway.
+    """
     budget = row_budget(budget, tf.shape(lengths, out_type=tf.int64)[0])
+    budget = tf.cast(tf.minimum(budget, tf.reduce_sum(lengths, axis=1, keepdims=True)), tf.int32)
+    lengths = tf.cast(lengths, tf.int32)
     if lengths.shape[1] == 2:  # the common case (a pair of texts): no sort, cumsum or gather
-        return _share_two(lengths, budget, from_end=from_end)
+        return tf.cast(_share_two(lengths, budget, from_end=from_end), tf.int64)
     keep = tf.minimum(lengths, _fair_level(lengths, budget))
     left = budget - tf.reduce_sum(keep, axis=1, keepdims=True)
     longer = lengths > keep
-    rank = tf.cumsum(tf.cast(longer, tf.int64), axis=1, exclusive=True, reverse=from_end)
-    return keep + tf.cast(longer & (rank < left), tf.int64)
+    rank = tf.cumsum(tf.cast(longer, tf.int32), axis=1, exclusive=True, reverse=from_end)
+    return tf.cast(keep + tf.cast(longer & (rank < left), tf.int32), tf.int64)
 
 
 def _share_two(lengths: tf.Tensor, budget: tf.Tensor, *, from_end: bool) -> tf.Tensor:
@@ -70,7 +76,7 @@ def _share_two(lengths: tf.Tensor, budget: tf.Tensor, *, from_end: bool) -> tf.T
     Its half is ceil(budget / 2) for the segment that gets the odd item (the first, or the last `from_end`) and
     floor(budget / 2) for the other; a segment shorter than its half leaves the rest to the other one.
     """
-    odd = tf.constant([[0, 1]] if from_end else [[1, 0]], tf.int64)
+    odd = tf.constant([[0, 1]] if from_end else [[1, 0]], lengths.dtype)
     return tf.minimum(lengths, tf.maximum(budget - tf.reverse(lengths, [1]), (budget + odd) // 2))
 
 
