@@ -8,7 +8,7 @@ Three strategies, as tensorflow_text's trimmers allocate (and BERT's packers tri
 
 Round robin and shrink-longest end at the same fair level L (the largest with sum(min(length, L)) <= budget);
 they differ only in who gets the items left over: the first segments longer than L, or the last ones. So L is
-found once, in closed form (sort the lengths, no loop), and both strategies are a few element-wise ops on it.
+found once, in closed form (all pairs of segments, no loop), and both strategies are a few element-wise ops on it.
 
 Shapes: `lengths` int64 [batch, segments]; `budget` a scalar or [batch]; results int64 [batch, segments].
 """
@@ -40,30 +40,44 @@ def waterfall(lengths: tf.Tensor, budget: int | tf.Tensor) -> tf.Tensor:
 
 
 def _fair_level(lengths: tf.Tensor, budget: tf.Tensor) -> tf.Tensor:
-    """The largest level L with sum(min(lengths, L)) <= budget, int64 [batch, 1] (the longest length if all fit).
+    """The largest level L with sum(min(lengths, L)) <= budget, int64 [batch, 1] (at least the longest if all fit).
 
-    With the lengths sorted, s_1 <= ... <= s_n, the cost of level s_j is f(s_j) = s_1 + ... + s_j + (n - j) s_j,
-    which grows with j; if the first m fit, L lies between s_m and s_(m+1): (budget - (s_1 + ... + s_m)) // (n - m).
+    The cost of a level, f(l) = sum(min(lengths, l)), grows with l, by k for each step past the longest length s
+    whose cost fits (0 if none), k the number of segments longer than s: L = s + (budget - f(s)) // k. All pairs
+    of segments at once ([batch, n, n]; segments are few): no sort, cumsum or gather.
     """
-    count = tf.shape(lengths, out_type=tf.int64)[1]
-    ascending = tf.sort(lengths, axis=1)
-    shorter = tf.cumsum(ascending, axis=1, exclusive=True)  # s_1 + ... + s_(j-1)
-    cost = shorter + ascending * (count - tf.range(count))[None, :]  # f(s_j)
-    fitting = tf.reduce_sum(tf.cast(cost <= budget, tf.int64), axis=1, keepdims=True)  # m
-    all_fit = fitting == count
-    spent = tf.gather(tf.pad(shorter, [[0, 0], [0, 1]]), tf.minimum(fitting, count), batch_dims=1)
-    level = (budget - spent) // tf.maximum(count - fitting, 1)
-    return tf.where(all_fit, ascending[:, -1:], level)
+    cost = tf.reduce_sum(tf.minimum(lengths[:, :, None], lengths[:, None, :]), axis=2)  # f(each length)
+    floor = tf.reduce_max(tf.where(cost <= budget, lengths, 0), axis=1, keepdims=True)  # s
+    longer = tf.reduce_sum(tf.cast(lengths > floor, lengths.dtype), axis=1, keepdims=True)  # k
+    return floor + (budget - tf.reduce_sum(tf.minimum(lengths, floor), axis=1, keepdims=True)) // tf.maximum(longer, 1)
 
 
 def _share(lengths: tf.Tensor, budget: int | tf.Tensor, *, from_end: bool) -> tf.Tensor:
-    """The fair level for every segment, then one more item each to the first (or last) segments still longer."""
+    """The fair level for every segment, then one more item each to the first (or last) segments still longer.
+
+    In int32 (TF's int64 compares, minimums and selects cost several times more), with the budget cut to the
+    row's total: a budget past it keeps everything anyway.
+    """
     budget = row_budget(budget, tf.shape(lengths, out_type=tf.int64)[0])
+    budget = tf.cast(tf.minimum(budget, tf.reduce_sum(lengths, axis=1, keepdims=True)), tf.int32)
+    lengths = tf.cast(lengths, tf.int32)
+    if lengths.shape[1] == 2:  # the common case (a pair of texts): no sort, cumsum or gather
+        return tf.cast(_share_two(lengths, budget, from_end=from_end), tf.int64)
     keep = tf.minimum(lengths, _fair_level(lengths, budget))
     left = budget - tf.reduce_sum(keep, axis=1, keepdims=True)
     longer = lengths > keep
-    rank = tf.cumsum(tf.cast(longer, tf.int64), axis=1, exclusive=True, reverse=from_end)
-    return keep + tf.cast(longer & (rank < left), tf.int64)
+    rank = tf.cumsum(tf.cast(longer, tf.int32), axis=1, exclusive=True, reverse=from_end)
+    return tf.cast(keep + tf.cast(longer & (rank < left), tf.int32), tf.int64)
+
+
+def _share_two(lengths: tf.Tensor, budget: tf.Tensor, *, from_end: bool) -> tf.Tensor:
+    """`_share` of two segments: each keeps min(its length, max(what the other leaves, its half of the budget)).
+
+    Its half is ceil(budget / 2) for the segment that gets the odd item (the first, or the last `from_end`) and
+    floor(budget / 2) for the other; a segment shorter than its half leaves the rest to the other one.
+    """
+    odd = tf.constant([[0, 1]] if from_end else [[1, 0]], lengths.dtype)
+    return tf.minimum(lengths, tf.maximum(budget - tf.reverse(lengths, [1]), (budget + odd) // 2))
 
 
 def round_robin(lengths: tf.Tensor, budget: int | tf.Tensor) -> tf.Tensor:

@@ -211,11 +211,14 @@ def first_n_items(ids: tf.RaggedTensor, axis: int, selectable: tf.Tensor | None,
     [False, True, False, True, True]
     """
     splits = tf.cast(item_splits(ids, axis), tf.int64)
-    within = within_rows(splits)
-    count = tf.broadcast_to(tf.reshape(tf.cast(count, tf.int64), [-1]), [ids.nrows(out_type=tf.int64)])
-    if selectable is None:  # all of them: the rank is the index within the row
-        chosen = within < spread(count, splits, within)
+    count = tf.cast(count, tf.int64)
+    if selectable is None:  # all of them: item i of a row is chosen when i - count < 0 (RaggedRange broadcasts count)
+        lengths = splits[1:] - splits[:-1]
+        count = tf.cast(tf.maximum(tf.minimum(count, lengths), 0), tf.int32)  # int32: TF's int64 `<` is far slower
+        chosen = tf.ragged.range(-count, tf.cast(lengths, tf.int32) - count).flat_values < 0
     else:
+        within = within_rows(splits)
+        count = tf.broadcast_to(tf.reshape(count, [-1]), [ids.nrows(out_type=tf.int64)])
         selected_before = tf.pad(tf.cumsum(tf.cast(selectable, tf.int64)), [[1, 0]])  # [items + 1]
         item = tf.range(splits[-1])
         rank = tf.gather(selected_before, item) - tf.gather(selected_before, item - within)  # among the selectable
