@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 import tensorflow as tf
 
 from tf_wordpiece.bert import budgets
-from tf_wordpiece.text.masking import as_ragged, first_n_items, item_counts, positive_axis
+from tf_wordpiece.text.masking import as_ragged, first_n_items, item_splits, positive_axis
 
 
 class Trimmer(abc.ABC):
@@ -61,7 +61,7 @@ def _as_segments(segments: Sequence[tf.RaggedTensor]) -> list[tf.RaggedTensor]:
 class _BudgetTrimmer(Trimmer):
     """A trimmer whose segments keep their first items, as many as an allocation of the budget gives each."""
 
-    _allocate: Callable[[tf.Tensor, tf.Tensor], tf.Tensor]
+    _allocate: Callable[[Sequence[tf.Tensor], tf.Tensor], list[tf.Tensor]]  # int32 [batch] per segment
 
     def __init__(self, max_seq_length: int | tf.Tensor, axis: int = -1):
         self._max_seq_length = max_seq_length
@@ -89,39 +89,60 @@ def _one_graph(function: tf.types.experimental.PolymorphicFunction, *args: objec
     return function(*args) if tf.executing_eagerly() else function.python_function(*args)
 
 
+def _lengths(splits: tf.Tensor) -> tf.Tensor:
+    """Row lengths from row splits, int32 [rows] (the allocations compare and take minimums in int32)."""
+    return tf.cast(splits[1:] - splits[:-1], tf.int32)
+
+
 @tf.function(reduce_retracing=True, autograph=False)
 def _first_items(segments: tuple[tf.RaggedTensor, ...], budget: tf.Tensor, allocate: Callable, axis: int) -> tuple:
     """Each segment's mask of the items `allocate` lets it keep, the first of each row."""
-    keep = allocate(tf.stack([item_counts(s, axis) for s in segments], axis=1), budget)
-    return tuple(
-        tf.RaggedTensor.from_nested_row_splits(
-            first_n_items(s, axis, None, k), s.nested_row_splits[:axis], validate=False
-        )
-        for s, k in zip(segments, tf.unstack(keep, len(segments), axis=1))
-    )
+    lengths = [_lengths(item_splits(s, axis)) for s in segments]
+    masks = []
+    for segment, length, keep in zip(segments, lengths, allocate(lengths, budget)):
+        if axis == segment.ragged_rank:  # the items are the values: none is empty
+            flags = _first_of_rows(length, keep)
+        else:
+            flags = first_n_items(segment, axis, None, keep)
+        masks.append(tf.RaggedTensor.from_nested_row_splits(flags, segment.nested_row_splits[:axis], validate=False))
+    return tuple(masks)
+
+
+def _first_of_rows(length: tf.Tensor, keep: tf.Tensor) -> tf.Tensor:
+    """bool [sum(length)]: True for the first `keep` (int32 [rows], at most `length`) items of each row.
+
+    One RaggedRange from -keep counts each row's items up; the first `keep` of them are the negative ones.
+    """
+    return tf.raw_ops.RaggedRange(starts=-keep, limits=length - keep, deltas=1, Tsplits=tf.int32).rt_dense_values < 0
 
 
 @tf.function(reduce_retracing=True, autograph=False)
 def _trim_rows(segments: tuple[tf.RaggedTensor, ...], budget: tf.Tensor, allocate: Callable) -> tuple:
     """[batch, (items)] segments cut to what `allocate` gives each."""
-    keep = allocate(tf.stack([item_counts(s, 1) for s in segments], axis=1), budget)
-    return tuple(_keep_first(s, k) for s, k in zip(segments, tf.unstack(keep, len(segments), axis=1)))
+    starts = [s.row_splits[:-1] for s in segments]
+    lengths = [tf.cast(s.row_splits[1:] - start, tf.int32) for s, start in zip(segments, starts)]
+    kept_pieces = tf.range(0, 2 * tf.size(starts[0], out_type=tf.int64), 2)  # one for all: the batch is shared
+    return tuple(
+        _keep_first(s, start, k, kept_pieces) for s, start, k in zip(segments, starts, allocate(lengths, budget))
+    )
 
 
-def _keep_first(segment: tf.RaggedTensor, keep: tf.Tensor) -> tf.RaggedTensor:
-    """A [batch, (items)] segment cut to its first `keep` (int64 [batch], at most each row's length) items per row.
+def _keep_first(
+    segment: tf.RaggedTensor, starts: tf.Tensor, keep: tf.Tensor, kept_pieces: tf.Tensor
+) -> tf.RaggedTensor:
+    """A [batch, (items)] segment cut to its first `keep` (int32 [batch], at most each row's length) items per row.
 
     Each row's values split in two pieces, the kept and the dropped ones, and one ragged gather of the kept
-    pieces: it copies whole pieces, twice as fast as gathering the kept values one by one.
+    pieces (`kept_pieces`, the even ones): it copies whole pieces, twice as fast as gathering the kept values
+    one by one.
     """
-    splits = tf.cast(segment.row_splits, tf.int64)
-    ends = splits[:-1] + keep
-    pieces = tf.concat([tf.reshape(tf.stack([splits[:-1], ends], axis=1), [-1]), splits[-1:]], axis=0)
-    kept = tf.gather(
-        tf.RaggedTensor.from_row_splits(segment.values, pieces, validate=False),
-        tf.range(0, 2 * tf.size(keep, out_type=tf.int64), 2),  # the even pieces
+    splits = segment.row_splits
+    ends = starts + tf.cast(keep, splits.dtype)
+    pieces = tf.concat([tf.reshape(tf.stack([starts, ends], axis=1), [-1]), splits[-1:]], axis=0)
+    kept = tf.raw_ops.RaggedGather(
+        params_nested_splits=[pieces], params_dense_values=segment.values, indices=kept_pieces, OUTPUT_RAGGED_RANK=1
     )
-    return kept.with_row_splits_dtype(segment.row_splits.dtype)
+    return tf.RaggedTensor.from_row_splits(kept.output_dense_values, kept.output_nested_splits[0], validate=False)
 
 
 class WaterfallTrimmer(_BudgetTrimmer):
@@ -136,7 +157,7 @@ class WaterfallTrimmer(_BudgetTrimmer):
     [[[1, 2, 3], [], [4]], [[5], [], [8, 9, 10]]]
     """
 
-    _allocate = staticmethod(budgets.waterfall)
+    _allocate = staticmethod(budgets.waterfall_list)
 
 
 class RoundRobinTrimmer(_BudgetTrimmer):
@@ -151,7 +172,7 @@ class RoundRobinTrimmer(_BudgetTrimmer):
     [[[1, 2], [4]], [[5], [9, 10]]]
     """
 
-    _allocate = staticmethod(budgets.round_robin)
+    _allocate = staticmethod(budgets.round_robin_list)
 
 
 class ShrinkLongestTrimmer(_BudgetTrimmer):
@@ -167,4 +188,4 @@ class ShrinkLongestTrimmer(_BudgetTrimmer):
     [[[1, 2]], [[4, 5, 6]], [[8, 9]]]
     """
 
-    _allocate = staticmethod(budgets.shrink_longest)
+    _allocate = staticmethod(budgets.shrink_longest_list)
