@@ -6,10 +6,11 @@ Three strategies, as tensorflow_text's trimmers allocate (and BERT's packers tri
 - `round_robin`: one item from each segment in turn, left to right, until the budget or the items run out.
 - `shrink_longest`: drop the last item of the longest segment (the first one of those tied) until the row fits.
 
-Two forms of each: on a matrix (`lengths` int64 [batch, segments], results int64 [batch, segments]) and on a
-list (`waterfall_list` ...: one int32 [batch] tensor per segment in, one per segment out), which the trimmers
-use: no stack or unstack, and int32 throughout (TF's int64 compares, minimums and selects cost several times
-more). `budget` is a scalar or one per row; a negative one reads as 0.
+Two forms of each: on `lengths` int64 [batch, segments] (results int64 [batch, segments]), and, for the
+trimmers, on int32 [segments, batch] (`waterfall_by_segment` ...; results int32 [segments, batch]): one row
+per segment, so a segment's lengths and row splits stack and unstack along the first axis, and int32
+throughout (TF's int64 compares, minimums and selects cost several times more). `budget` is a scalar or one
+per row; a negative one reads as 0.
 
 Round robin in closed form, for up to `_FEW` segments: segment i gets its t-th item when the items handed out
 before it, t - 1 of each segment before i and of each after it (or all it has, if fewer) plus one of each
@@ -22,9 +23,6 @@ of floor((budget + c - sum_{j in S} m_j) / (n - |S|)). Shrink-longest is round r
 """
 
 from __future__ import annotations
-
-import itertools
-from typing import Sequence
 
 import tensorflow as tf
 
@@ -50,79 +48,73 @@ def _int32_budget(budget: int | tf.Tensor) -> tf.Tensor:
     return tf.cast(tf.clip_by_value(budget, tf.cast(0, budget.dtype), tf.cast(_MOST, budget.dtype)), tf.int32)
 
 
-def waterfall_list(lengths: Sequence[tf.Tensor], budget: int | tf.Tensor) -> list[tf.Tensor]:
-    """`waterfall` on a list: int32 [batch] per segment in and out.
+def waterfall_by_segment(lengths: tf.Tensor, budget: int | tf.Tensor) -> tf.Tensor:
+    """`waterfall` on int32 [segments, batch] lengths, int32 [segments, batch].
 
-    >>> [k.numpy().tolist() for k in waterfall_list([tf.constant([3]), tf.constant([4]), tf.constant([2])], 5)]
+    >>> waterfall_by_segment(tf.constant([[3], [4], [2]]), 5).numpy().tolist()
     [[3], [2], [0]]
     """
-    keep, left = [], _int32_budget(budget)
-    for length in lengths:
-        keep.append(tf.minimum(length, left))
-        left -= keep[-1]
-    return keep
+    before = tf.cumsum(lengths, axis=0, exclusive=True)
+    return tf.clip_by_value(_int32_budget(budget) - before, 0, lengths)
 
 
-def round_robin_list(lengths: Sequence[tf.Tensor], budget: int | tf.Tensor) -> list[tf.Tensor]:
-    """`round_robin` on a list: int32 [batch] per segment in and out.
+def round_robin_by_segment(lengths: tf.Tensor, budget: int | tf.Tensor) -> tf.Tensor:
+    """`round_robin` on int32 [segments, batch] lengths, int32 [segments, batch].
 
-    >>> [k.numpy().tolist() for k in round_robin_list([tf.constant([3, 5]), tf.constant([4, 5])], 5)]
+    >>> round_robin_by_segment(tf.constant([[3, 5], [4, 5]]), 5).numpy().tolist()
     [[3, 3], [2, 2]]
     """
-    if len(lengths) > _FEW:
-        keep = _share(tf.cast(tf.stack(lengths, axis=1), tf.int64), budget, from_end=False)
-        return [tf.cast(k, tf.int32) for k in tf.unstack(keep, len(lengths), axis=1)]
-    return _round_robin_few(list(lengths), _int32_budget(budget))
+    return _by_segment(lengths, budget, from_end=False)
 
 
-def shrink_longest_list(lengths: Sequence[tf.Tensor], budget: int | tf.Tensor) -> list[tf.Tensor]:
-    """`shrink_longest` on a list: int32 [batch] per segment in and out (round robin from the last segment).
+def shrink_longest_by_segment(lengths: tf.Tensor, budget: int | tf.Tensor) -> tf.Tensor:
+    """`shrink_longest` on int32 [segments, batch] lengths, int32 [segments, batch].
 
-    >>> [k.numpy().tolist() for k in shrink_longest_list([tf.constant([3]), tf.constant([4]), tf.constant([4])], 7)]
+    >>> shrink_longest_by_segment(tf.constant([[3], [4], [4]]), 7).numpy().tolist()
     [[2], [2], [3]]
     """
-    if len(lengths) > _FEW:
-        keep = _share(tf.cast(tf.stack(lengths, axis=1), tf.int64), budget, from_end=True)
-        return [tf.cast(k, tf.int32) for k in tf.unstack(keep, len(lengths), axis=1)]
-    return _round_robin_few(list(lengths)[::-1], _int32_budget(budget))[::-1]
+    return _by_segment(lengths, budget, from_end=True)
 
 
-def _round_robin_few(lengths: list[tf.Tensor], budget: tf.Tensor) -> list[tf.Tensor]:
-    """Round robin in closed form (see the module's doc): int32 [batch] per segment, `budget` in [0, 2**30].
+def _by_segment(lengths: tf.Tensor, budget: int | tf.Tensor, *, from_end: bool) -> tf.Tensor:
+    """Round robin (from the last segment `from_end`) on [segments, batch]: the closed form for a few segments."""
+    count = lengths.shape[0]
+    if count is not None and 1 <= count <= _FEW:
+        turns = list(range(count))[::-1] if from_end else list(range(count))
+        return _round_robin_few(lengths, _int32_budget(budget), turns)
+    keep = _share(tf.cast(tf.transpose(lengths), tf.int64), budget, from_end=from_end)
+    return tf.cast(tf.transpose(keep), tf.int32)
 
-    Of the sets S of one size, only the one with the smallest sum of m_j can give the largest level (the floor
-    grows with its numerator), so the sets of a size are taken together, a group per count of segments after
-    i in them (the count is a constant of the numerator): for 3 segments, 8 to 10 ops each, no division but
-    by the scalar budget's.
+
+def _round_robin_few(lengths: tf.Tensor, budget: tf.Tensor, turns: list[int]) -> tf.Tensor:
+    """Round robin in closed form (see the module's doc) on int32 [n, batch], n <= 3, `budget` in [0, 2**30].
+
+    `turns[i]` is segment i's place in each round. Three kinds of sets S of the other segments: none of them
+    (a constant for a constant budget), all of them (then the numerator is budget - total + l_i, whatever the
+    order), and, for 3 segments, one of them: of those the one with the smallest m_j gives the largest level
+    (the floor grows with its numerator). No division but the budget's and shifts.
     """
-    count = len(lengths)
-    keep = []
-    for i, length in enumerate(lengths):
-        others = [j for j in range(count) if j != i]
-        level = _floor_divide(_plus(budget, count - 1 - i), count)  # S empty: a scalar for a scalar budget
-        for size in range(1, count):
-            for after, smallest in _smallest_sums(lengths, others, size, i).items():
-                numerator = _plus(budget, count - 1 - i - after) - smallest
-                level = tf.maximum(level, _floor_divide(numerator, count - size))
-        keep.append(tf.minimum(length, level))
-    return keep
+    count = len(turns)
+    after = [[turns[j] > turns[i] for j in range(count)] for i in range(count)]  # after[i][j]: j's turn is later
+    later = tf.constant([[sum(row)] for row in after], tf.int32)  # c_i, [n, 1]
+    level = _floor_divide(budget + later, count)  # S empty
+    if count > 1:  # S all the others
+        level = tf.maximum(level, (budget - tf.reduce_sum(lengths, axis=0)) + lengths)
+    if count == 3:  # S one of the other two: floor((budget + c_i - min_j m_j) / 2)
+        rows = tf.unstack(lengths, count)
+        smallest, offsets = [], []
+        for i in range(count):
+            (j, k) = [j for j in range(count) if j != i]
+            low = min(after[i][j], after[i][k])
+            smallest.append(tf.minimum(_plus(rows[j], after[i][j] - low), _plus(rows[k], after[i][k] - low)))
+            offsets.append([sum(after[i]) - low])
+        level = tf.maximum(level, _floor_divide((budget + tf.constant(offsets, tf.int32)) - tf.stack(smallest), 2))
+    return tf.minimum(lengths, level)
 
 
-def _smallest_sums(lengths: list[tf.Tensor], others: list[int], size: int, i: int) -> dict[int, tf.Tensor]:
-    """For each count of segments after `i`: the smallest sum of the lengths of `size` of `others` with that count."""
-    smallest: dict[int, tf.Tensor] = {}
-    for subset in itertools.combinations(others, size):
-        total = lengths[subset[0]]
-        for j in subset[1:]:
-            total += lengths[j]
-        after = sum(j > i for j in subset)
-        smallest[after] = tf.minimum(smallest[after], total) if after in smallest else total
-    return smallest
-
-
-def _plus(budget: tf.Tensor, offset: int) -> tf.Tensor:
-    """`budget + offset`, without an op for 0."""
-    return budget + offset if offset else budget
+def _plus(tensor: tf.Tensor, offset: int) -> tf.Tensor:
+    """`tensor + offset`, without an op for 0."""
+    return tensor + offset if offset else tensor
 
 
 def _floor_divide(numerator: tf.Tensor, divisor: int) -> tf.Tensor:
@@ -166,9 +158,8 @@ def _share(lengths: tf.Tensor, budget: int | tf.Tensor, *, from_end: bool) -> tf
     """
     count = lengths.shape[1]
     if count is not None and 1 <= count <= _FEW:
-        columns = [tf.cast(c, tf.int32) for c in tf.unstack(lengths, count, axis=1)]
-        keep = (shrink_longest_list if from_end else round_robin_list)(columns, budget)
-        return tf.cast(tf.stack(keep, axis=1), tf.int64)
+        keep = _by_segment(tf.cast(tf.transpose(lengths), tf.int32), budget, from_end=from_end)
+        return tf.cast(tf.transpose(keep), tf.int64)
     budget = row_budget(budget, tf.shape(lengths, out_type=tf.int64)[0])
     budget = tf.cast(tf.minimum(budget, tf.reduce_sum(lengths, axis=1, keepdims=True)), tf.int32)
     lengths = tf.cast(lengths, tf.int32)
