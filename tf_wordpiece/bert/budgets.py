@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-_FEW = 3  # segments the closed form takes: 2 ** (n - 1) sets of the others per segment
+_FEW = 3  # segments the closed form takes (the sets of the others it needs: none, all, one of two)
 _MOST = 2**30  # budgets cut to this: no row that int32 lengths count holds more (their sums stay in int32)
 
 

@@ -3,8 +3,11 @@
 A trimmer takes a list of segments, each a RaggedTensor [batch, (items)] (or [batch, (words), (pieces)]) of
 the same batch, and keeps at most `max_seq_length` items per batch row in all, counted at `axis` (-1: the
 innermost ids; 1 of a rank-3 input: whole words). How many items each segment keeps comes from
-`tf_wordpiece.bert.budgets` (the packer's round-robin trimming is the same function); which ones are the
-first of each row (`masking.first_n_items`).
+`tf_wordpiece.bert.budgets` (the packer's round-robin trimming is the same closed form), on int32
+[segments, batch] lengths: the segments' row splits stack into one tensor, so the lengths, the budget and
+the cut are a few ops for all segments. The items kept are the first of each row: one RaggedGather of whole
+pieces per segment for `trim`, one RaggedRange per segment for `generate_mask` (`masking.first_n_items`
+where the items are words of pieces). Counts are int32: up to 2**30 items per row in all.
 
 `max_seq_length` may be a scalar or one budget per batch row for all three (tensorflow_text's
 RoundRobinTrimmer takes only a scalar). Where tensorflow_text's RoundRobinTrimmer loops on inputs of rank 3,
@@ -84,7 +87,7 @@ class _BudgetTrimmer(Trimmer):
 
 
 def _one_graph(function: tf.types.experimental.PolymorphicFunction, *args: object) -> tuple:
-    """`function` as one graph when called eagerly (one dispatch instead of some sixty ops); inside a
+    """`function` as one graph when called eagerly (one dispatch instead of one per op); inside a
     `tf.function` or `tf.data`, its ops go straight into the caller's graph (no nested function call)."""
     return function(*args) if tf.executing_eagerly() else function.python_function(*args)
 
