@@ -1,6 +1,7 @@
 """tf_wordpiece.text's trimming, segment and masking ops against tensorflow_text's, per call.
 
     python bench/text_ops.py [--repeats 5] [--batches 1,64,1000] [--mode graph,eager] [--only NAME]
+                             [--control] [--calls N]
 
 The shared sample (tests/data/multilingual_dev.txt) through tensorflow_text.BertTokenizer
 (bert-base-uncased, lower_case) gives int64 [batch, (tokens)] rows; a batch of B is its
@@ -10,6 +11,14 @@ function runs in `graph` mode (a `tf.function` with a ragged input signature, as
 settings that make them deterministic: selection rate 1 with no cap, `[MASK]` rate 1), then the
 contenders take turns within each pass; wall and CPU (process) milliseconds per call,
 medians over the passes, and tensorflow_text's time over ours (above 1: ours is faster).
+
+`--control` adds an A/A control for cells where both run the same kernels and the ratio is near 1: a second,
+separately traced tensorflow_text function takes its turn in each pass too, the order reverses every other
+pass, and a column gives the median over the passes of tensorflow_text's CPU time over its twin's (how far
+from 1.00 noise alone moves a ratio). An identity function of the same inputs takes its turn as well: the
+last column is each side's CPU time less the identity's (medians over the passes), what the ops themselves
+cost without the call (in a graph, converting ragged inputs and outputs costs some 0.3 ms per ragged tensor
+and call for both). `--calls` sets the calls per pass (default max(3, 50 // batch)).
 """
 
 from __future__ import annotations
@@ -91,11 +100,16 @@ def main() -> None:
     parser.add_argument("--batches", default="1,64,1000")
     parser.add_argument("--mode", default="graph,eager")
     parser.add_argument("--only", default="", help="run the functions whose name contains this")
+    parser.add_argument("--control", action="store_true", help="time tensorflow_text against itself too")
+    parser.add_argument("--calls", type=int, default=0, help="calls per pass (default max(3, 50 // batch))")
     args = parser.parse_args()
     batches = [int(b) for b in args.batches.split(",")]
     rows = sample_rows(max(batches) + 14)
-    print("| mode | function | batch | ours ms wall / CPU | tensorflow_text ms wall / CPU | ratio wall / CPU |")
-    print("|---|---|---|---|---|---|")
+    control = " A/A CPU | CPU less the call, ours / tensorflow_text |" if args.control else ""
+    print(
+        f"| mode | function | batch | ours ms wall / CPU | tensorflow_text ms wall / CPU | ratio wall / CPU |{control}"
+    )
+    print("|---|---|---|---|---|---|" + ("---|---|" if args.control else ""))
     for mode in args.mode.split(","):
         for name in [n for n in cases(OURS, True) if args.only in n]:
             for batch in batches:
@@ -107,22 +121,41 @@ def main() -> None:
                 want = as_lists(compiled(cases(text, True)[name][1], count, mode)(*inputs[:count]))
                 if "Chooser" not in name or mode == "eager":  # in graphs, the random ops' seeds differ
                     assert got == want, (name, batch, mode)
-                contenders = [compiled(cases(lib, False)[name][1], count, mode) for lib in (OURS, text)]
+                libraries = (OURS, text, text) if args.control else (OURS, text)
+                contenders = [compiled(cases(lib, False)[name][1], count, mode) for lib in libraries]
+                contenders += [compiled(lambda *segments: segments, count, mode)] if args.control else []
                 for function in contenders:
                     function(*inputs[:count])  # trace
-                calls = max(3, 50 // batch)
-                times = [[], []]
-                for _ in range(args.repeats):
-                    for i, function in enumerate(contenders):
-                        times[i].append(clocked(lambda f=function: f(*inputs[:count]), calls))
+                times = passes(
+                    contenders, inputs[:count], args.repeats, args.calls or max(3, 50 // batch), args.control
+                )
                 (ow, oc), (tw, tc) = (
-                    (statistics.median(w for w, _ in t), statistics.median(c for _, c in t)) for t in times
+                    (statistics.median(w for w, _ in t), statistics.median(c for _, c in t)) for t in times[:2]
                 )
                 print(
                     f"| {mode} | {name} | {batch} | {ow:.2f} / {oc:.2f} | {tw:.2f} / {tc:.2f} | "
-                    f"{tw / ow:.2f}x / {tc / oc:.2f}x |",
+                    f"{tw / ow:.2f}x / {tc / oc:.2f}x |" + (controls(times) if args.control else ""),
                     flush=True,
                 )
+
+
+def controls(times: list[list]) -> str:
+    """The A/A ratio (tensorflow_text over its twin) and each side's CPU ms less the identity's, medians."""
+    ours, theirs, twin, identity = ([c for _, c in t] for t in times)
+    aa = statistics.median(a / b for a, b in zip(theirs, twin))
+    less = [statistics.median(c - i for c, i in zip(side, identity)) for side in (ours, theirs)]
+    return f" {aa:.2f}x | {less[0]:.3f} / {less[1]:.3f} |"
+
+
+def passes(contenders: list[Callable], inputs: list, repeats: int, calls: int, alternate: bool) -> list[list]:
+    """(wall, CPU) per call of each contender in each pass; the contenders take turns within a pass, in
+    reverse order every other pass if `alternate` (so none always runs first)."""
+    times = [[] for _ in contenders]
+    for number in range(repeats):
+        order = list(enumerate(contenders))
+        for i, function in order[::-1] if alternate and number % 2 else order:
+            times[i].append(clocked(lambda f=function: f(*inputs), calls))
+    return times
 
 
 if __name__ == "__main__":

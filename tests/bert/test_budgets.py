@@ -52,3 +52,23 @@ def test_closed_forms_equal_the_loops(segments):
 
 def test_an_empty_batch():
     assert budgets.round_robin(tf.zeros([0, 2], tf.int64), 5).shape == [0, 2]
+
+
+@pytest.mark.parametrize("segments", [1, 2, 3, 5])
+def test_by_segment_forms_equal_the_loops(segments):
+    """The trimmers' form: int32 [segments, batch] in and out (closed form up to 3 segments)."""
+    rng = np.random.default_rng(10 + segments)
+    lengths = rng.integers(0, 40, size=(300, segments))
+    lengths[:20] = 7  # ties
+    budget = rng.integers(-2, 90, size=300)
+    by_segment = tf.constant(lengths.T, tf.int32)
+    for strategy, loop in (
+        (budgets.round_robin_by_segment, round_robin_loop),
+        (budgets.shrink_longest_by_segment, shrink_longest_loop),
+        (budgets.waterfall_by_segment, waterfall_loop),
+    ):
+        for given, each in ((tf.constant(budget), budget), (25, [25] * 300), (tf.constant(2**40), [2**40] * 300)):
+            got = strategy(by_segment, given)
+            assert got.dtype == tf.int32, strategy.__name__
+            want = [loop(row, int(b)) for row, b in zip(lengths.tolist(), each)]
+            assert got.numpy().T.tolist() == want, strategy.__name__
