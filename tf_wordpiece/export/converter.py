@@ -236,7 +236,7 @@ def export_to(
     summary: dict = {"pairs": len(pairs)}
     start = time.perf_counter()
     vocabs = {}
-    for index, language in enumerate(progress_bar(LANGUAGES, desc="learning vocabularies")):
+    for index, language in enumerate(progress_bar(LANGUAGES, desc="learning vocabularies", unit=" languages")):
         vocabs[language] = learn_vocab([pair[index] for pair in pairs], vocab_size=vocab_size)
         summary[f"{language}_vocab_size"] = len(vocabs[language])
     summary["learn_seconds"] = time.perf_counter() - start
