@@ -9,12 +9,11 @@ import argparse
 import contextlib
 import logging
 import os
-import re
 import sys
 import tempfile
 from typing import Callable, Iterator, Sequence
 
-from tf_wordpiece.messages import shown_path
+from tf_wordpiece.messages import in_names, shown_path
 
 INTERRUPTED = 130  # the shell's code for a process ended by Ctrl-C (128 + SIGINT)
 
@@ -193,13 +192,7 @@ def in_option_names(
     message that starts with no option then gets `option` in front, if given.
     """
     options = {action.dest: action.option_strings[0] for action in parser._actions if action.option_strings}
-    options |= aliases or {}
-
-    def rename(match: re.Match) -> str:
-        return options.get(match.group(0), match.group(0))
-
-    message = re.sub(r"^(\w+)(?=:)", rename, message)  # "input: ..." -> "--input: ..."
-    message = re.sub(r"(?<![\w-])[a-z]+(?:_[a-z]+)+\b", rename, message)  # names with underscores, anywhere
+    message = in_names(message, options | (aliases or {}))  # "input: ..." -> "--input: ...", vocab_size anywhere
     if option and not message.startswith("-"):
         message = f"{option}: {message}"  # e.g. "pairs.tsv: line 3 ..." -> "--input: pairs.tsv: line 3 ..."
     return message

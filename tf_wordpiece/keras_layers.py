@@ -22,6 +22,7 @@ backend, return its arrays (ragged ids as Python lists): `tf_wordpiece.keras_bac
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from typing import ClassVar, Sequence
@@ -36,12 +37,28 @@ from tf_wordpiece.bert.recipes import RECIPES, HfRecipe, TfTextRecipe
 from tf_wordpiece.bert_tokenizer.tokenizer import BertTokenizer
 from tf_wordpiece.cores import capabilities, cores_that
 from tf_wordpiece.keras_backends import backend_outputs, takes_tensorflow_inputs, to_tensorflow
-from tf_wordpiece.messages import check_choice
+from tf_wordpiece.messages import check_choice, in_names
 from tf_wordpiece.vocab import read_vocab_file
 
 TEMPLATES = tuple(RECIPES)  # BertInputsPacker's template: the recipe whose trimming it runs
 COMPATS = ("tf_text", "hf", "keras_hub")
 CORES = tuple(cores_that(compiles=False))  # a layer's graph runs inside Keras' own: no XLA-compiled core
+
+
+# The layer's names of what it hands on to BertTokenizer and the vocab reader, whose errors name their own.
+LAYER_NAMES = {"vocab": "vocabulary", "unknown_token": "oov_token"}
+
+
+@contextlib.contextmanager
+def _in_layer_names():
+    """Re-raises a ValueError, TypeError or FileNotFoundError from within in the layer's argument names."""
+    try:
+        yield
+    except (ValueError, TypeError, FileNotFoundError) as e:
+        message = in_names(str(e), LAYER_NAMES)
+        if message == str(e):
+            raise
+        raise type(e)(message) from None
 
 
 def _vocabulary_list(vocabulary) -> list[str]:
@@ -132,7 +149,8 @@ class WordPieceTokenizer(keras.layers.Layer):
         kwargs.pop("trainable", None)  # saved by get_config; the layer has no weights
         super().__init__(dtype=dtype, trainable=False, **kwargs)
         takes_tensorflow_inputs(self)  # strings and lists reach `call` as they are, on every backend
-        self.vocabulary = _vocabulary_list(vocabulary)
+        with _in_layer_names():
+            self.vocabulary = _vocabulary_list(vocabulary)
         self.sequence_length = sequence_length
         self.lowercase = bool(lowercase)
         self.strip_accents = strip_accents
@@ -142,14 +160,15 @@ class WordPieceTokenizer(keras.layers.Layer):
         self.compat = compat
         self.special_tokens = list(special_tokens) if special_tokens else None
         self.core = core
-        self._tokenizer = recipe.tokenizer(
-            self.vocabulary,
-            oov_token=oov_token,
-            suffix_indicator=suffix_indicator,
-            special_tokens=self.special_tokens,
-            dtype=dtype,
-            core=core,
-        )
+        with _in_layer_names():
+            self._tokenizer = recipe.tokenizer(
+                self.vocabulary,
+                oov_token=oov_token,
+                suffix_indicator=suffix_indicator,
+                special_tokens=self.special_tokens,
+                dtype=dtype,
+                core=core,
+            )
 
     @backend_outputs
     def call(self, inputs):

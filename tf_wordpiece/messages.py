@@ -6,6 +6,7 @@ Nothing here imports TensorFlow or the rest of the package, so every layer may u
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import sys
 
@@ -36,6 +37,25 @@ def check_choice(name: str, value, choices, *, others: str = "", note: str = "")
     """
     if value not in list(choices):
         raise ValueError(f"{name}: expected one of {list(choices)}{others}, got {value!r}{note}")
+
+
+def in_names(message: str, names: dict[str, str]) -> str:
+    """`message` in another API's argument names: its leading `name:` and each name with an underscore, by `names`.
+
+    A layer that hands its arguments on under other names (keras' `vocabulary`
+    and `oov_token` become `BertTokenizer`'s `vocab` and `unknown_token`) words
+    the errors it passes on in its own names; the command line its options.
+
+    >>> in_names("vocab: the list lacks ['[X]']; pass another unknown_token", {"vocab": "vocabulary",
+    ...     "unknown_token": "oov_token"})
+    "vocabulary: the list lacks ['[X]']; pass another oov_token"
+    """
+
+    def rename(match: re.Match) -> str:
+        return names.get(match.group(0), match.group(0))
+
+    message = re.sub(r"^(\w+)(?=:)", rename, message)  # "vocab: ..." -> "vocabulary: ..."
+    return re.sub(r"(?<![\w-])[a-z]+(?:_[a-z]+)+\b", rename, message)  # names with underscores, anywhere
 
 
 def shown_path(path: str | bytes | os.PathLike) -> str:

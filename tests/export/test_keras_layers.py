@@ -155,6 +155,33 @@ def test_bad_arguments(vocab_path):
         BertInputsPacker(sequence_length=2, cls_id=101, sep_id=102)
 
 
+@pytest.mark.parametrize(
+    "options, error, message",
+    [
+        (dict(vocabulary="missing.txt"), FileNotFoundError, "vocabulary: vocab file 'missing.txt' does not exist"),
+        (
+            dict(vocabulary=["a", "b"]),
+            ValueError,
+            r"vocabulary: the vocab list \(2 tokens\) lacks \['\[UNK\]'\]; add it "
+            "or pass another oov_token$",
+        ),
+        (dict(vocabulary=["[UNK]", "a", "a"]), ValueError, "vocabulary: the vocab list has 1 duplicate token: 'a'"),
+        (
+            dict(vocabulary=["[UNK]", "a"], oov_token="[X]", compat="keras_hub"),
+            ValueError,
+            r"vocabulary: .*lacks \['\[X\]'\]; add it or pass another oov_token$",
+        ),
+    ],
+    ids=["missing", "no-oov", "duplicate", "keras_hub-oov"],
+)
+def test_vocabulary_errors_name_the_layers_arguments(tmp_path, monkeypatch, options, error, message):
+    """BertTokenizer's and the vocab reader's errors say vocabulary and oov_token, the layer's names, not theirs."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(error, match=message) as raised:
+        WordPieceTokenizer(**options)
+    assert "vocab:" not in str(raised.value) and "unknown_token" not in str(raised.value)
+
+
 def test_keras_hub_arguments_and_ids_on_ascii_text(vocab_tokens, multilingual):
     """keras-hub's WordPieceTokenizer with the same arguments gives the same ids on every ASCII line of the sample.
 
