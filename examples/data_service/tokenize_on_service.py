@@ -21,6 +21,7 @@ import time
 from importlib import resources
 
 from tf_wordpiece.console import import_tensorflow_quietly
+from tf_wordpiece.messages import check_choice
 
 # TensorFlow's log lines hidden as the command line hides them (TF_WORDPIECE_TF_LOGS=1 shows them); the workers
 # (tf_data_server.py, where tf_wordpiece cannot be imported) hide theirs the same way.
@@ -82,8 +83,7 @@ def on_service(dataset: tf.data.Dataset, target: str, mode: str = "distributed_e
     `distributed_epoch`: the workers share one pass over the source, each example once, in no fixed
     order. `parallel_epochs`: each worker runs the whole pipeline, so each example comes once per worker.
     """
-    if mode not in MODES:
-        raise ValueError(f"mode: expected one of {MODES}, got {mode!r}")
+    check_choice("mode", mode, MODES)
     return dataset.apply(tf.data.experimental.service.distribute(processing_mode=mode, service=target))
 
 

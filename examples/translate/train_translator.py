@@ -7,8 +7,9 @@ The tutorial ("Neural machine translation with a Transformer and Keras") on tf_w
 `--converter DIR` reuses a converter that `tf-wordpiece export --out DIR` wrote; without it one is
 exported into a temporary folder first (learning both vocabularies takes seconds). The tutorial's
 `tf.data` pipeline (`prepare_batch`, `make_batches`) feeds `Transformer.fit`, which prints the loss; the
-`Translator` (greedy decoding) is saved with `tf.saved_model.save` through the tutorial's `ExportTranslator`
-to `--out` (atomically: an existing SavedModel is replaced only with --overwrite, any other folder never),
+`Translator` (greedy decoding), wrapped in the tutorial's `ExportTranslator`, is saved to `--out` by
+`tf_wordpiece.export.saving.save_atomically`, the package's one SavedModel writer (atomically, with a progress
+line: an existing SavedModel is replaced only with --overwrite, any other folder never),
 then reloaded with `tf.saved_model.load` and run on a few held-out sentences. The saved translator needs
 neither tensorflow_text nor tf_wordpiece where it is loaded. On 2 CPU cores the tiny model learns little:
 the point is the pipeline, not the translations.
