@@ -116,8 +116,8 @@ def _add_learn_command(commands) -> None:
     source.add_argument(
         "--tfds",
         metavar="NAME[:SPLIT[:FEATURE]]",
-        help="a dataset in your TFDS data dir, e.g. ted_hrlr_translate/pt_to_en:train:en (SPLIT: train by "
-        "default; FEATURE may be left out when the dataset has one text feature)",
+        help="a dataset in your TFDS data dir, e.g. ted_hrlr_translate/pt_to_en:train:en (SPLIT: train when left "
+        "out; FEATURE may be left out when the dataset has one text feature)",
     )
     add_learn_options(learn)
     learn.set_defaults(run=_learn, parser=learn)
@@ -145,7 +145,7 @@ def _add_export_command(commands) -> None:
         "--tfds",
         metavar="NAME[:SPLIT]",
         help="a translation dataset of (pt, en) pairs in your TFDS data dir, e.g. ted_hrlr_translate/pt_to_en "
-        "or ted_hrlr_translate/pt_to_en:validation (SPLIT: train by default; the same form as learn --tfds, "
+        "or ted_hrlr_translate/pt_to_en:validation (SPLIT: train when left out; the same form as learn --tfds, "
         "without FEATURE: both languages are learned)",
     )
     exp.add_argument(
