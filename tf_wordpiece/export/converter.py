@@ -50,7 +50,11 @@ TSV_HEADER = ("pt", "en")  # a first line that names the columns, as the embedde
 
 
 def read_tsv_pairs(lines: Iterable[str], *, source: str) -> list[tuple[str, str]]:
-    """(pt, en) pairs of `pt<TAB>en` lines; blank lines and a header first line `pt<TAB>en` (any case) are skipped."""
+    """(pt, en) pairs of `pt<TAB>en` lines; blank lines and a header first line `pt<TAB>en` (any case) are skipped.
+
+    >>> read_tsv_pairs(["pt\\ten", "olá\\thello", "", "pt\\ten"], source="pairs.tsv")  # only the first line is a header
+    [('olá', 'hello'), ('pt', 'en')]
+    """
     pairs = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -65,7 +69,8 @@ def read_tsv_pairs(lines: Iterable[str], *, source: str) -> list[tuple[str, str]
 
 
 def tsv_file_pairs(paths: Sequence[str]) -> list[tuple[str, str]]:
-    """The (pt, en) pairs of pt<TAB>en files (UTF-8); a ValueError names `paths`."""
+    """The (pt, en) pairs of pt<TAB>en files (UTF-8, a byte order mark ignored; each file's header line skipped,
+    as `read_tsv_pairs` says); a ValueError names `paths`."""
     pairs = []
     for path in paths:
         try:
@@ -79,8 +84,9 @@ def tsv_file_pairs(paths: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def _utf8_text(data: bytes, path: str) -> str:
+    """The file's text; a UTF-8 byte order mark (spreadsheets save TSV files with one) is not part of the first pair."""
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         offset = e.start - (data.rfind(b"\n", 0, e.start) + 1)
