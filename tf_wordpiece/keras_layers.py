@@ -38,6 +38,7 @@ from tf_wordpiece.bert_tokenizer.tokenizer import BertTokenizer
 from tf_wordpiece.cores import capabilities, cores_that
 from tf_wordpiece.keras_backends import backend_outputs, takes_tensorflow_inputs, to_tensorflow
 from tf_wordpiece.messages import check_choice, in_names
+from tf_wordpiece.shapes import refuse_empty_list
 from tf_wordpiece.vocab import read_vocab_file
 
 TEMPLATES = tuple(RECIPES)  # BertInputsPacker's template: the recipe whose trimming it runs
@@ -172,6 +173,7 @@ class WordPieceTokenizer(keras.layers.Layer):
 
     @backend_outputs
     def call(self, inputs):
+        refuse_empty_list(inputs, "inputs")
         inputs = to_tensorflow(inputs)
         one_row = not isinstance(inputs, tf.RaggedTensor) and inputs.shape.rank == (0 if self.split else 1)
         strings = inputs[None] if one_row else inputs

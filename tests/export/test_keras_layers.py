@@ -182,6 +182,30 @@ def test_vocabulary_errors_name_the_layers_arguments(tmp_path, monkeypatch, opti
     assert "vocab:" not in str(raised.value) and "unknown_token" not in str(raised.value)
 
 
+@pytest.mark.parametrize(
+    "layer, value, name",
+    [
+        ("tokenizer", [], "inputs"),
+        ("tokenizer", (), "inputs"),
+        ("preprocessor", [], "x"),
+        ("preprocessor", ([], ["b"]), r"x\[0\]"),
+    ],
+)
+def test_an_empty_list_is_named_as_such(layer, value, name):
+    """An empty list becomes a float32 tensor in TensorFlow: the error says the list is empty, not "pass text"."""
+    from tf_wordpiece.keras_preprocessor import BertTextClassifierPreprocessor
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "b"]
+    called = {
+        "tokenizer": WordPieceTokenizer(vocabulary=vocab),
+        "preprocessor": BertTextClassifierPreprocessor(vocab, sequence_length=4),
+    }[layer]
+    with pytest.raises(ValueError, match=f"{name}: the list is empty; pass at least one string") as raised:
+        called(value)
+    assert "float32" not in str(raised.value)
+    assert called(tf.constant([], tf.string)) is not None  # the empty batch it suggests works
+
+
 def test_keras_hub_arguments_and_ids_on_ascii_text(vocab_tokens, multilingual):
     """keras-hub's WordPieceTokenizer with the same arguments gives the same ids on every ASCII line of the sample.
 
