@@ -6,6 +6,7 @@ Each case starts a fresh interpreter: TensorFlow prints these lines once per pro
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import re
@@ -98,6 +99,26 @@ def test_what_is_held_back_shows_when_the_block_fails(capfd):
         os.write(2, b"why the import failed\n")
         raise ImportError("a broken install")
     assert capfd.readouterr().err == "why the import failed\n"
+
+
+@pytest.mark.parametrize(
+    "wanted, fails, shown",
+    [
+        ("", False, ""),  # the examples' TFLite interpreter: its XNNPACK INFO line hidden
+        ("0", False, ""),
+        ("1", False, "INFO: Created TensorFlow Lite XNNPACK delegate for CPU.\n"),  # asked for: shown
+        ("", True, "INFO: Created TensorFlow Lite XNNPACK delegate for CPU.\n"),  # the block failed: shown
+    ],
+)
+def test_runtime_lines_hidden_unless_wanted_or_failing(capfd, monkeypatch, wanted, fails, shown):
+    from tf_wordpiece.console import runtime_lines_hidden
+
+    monkeypatch.setenv(TF_LOGS, wanted)
+    with pytest.raises(RuntimeError) if fails else contextlib.nullcontext(), runtime_lines_hidden():
+        os.write(2, b"INFO: Created TensorFlow Lite XNNPACK delegate for CPU.\n")  # as native code writes it
+        if fails:
+            raise RuntimeError("the model did not load")
+    assert capfd.readouterr().err == shown
 
 
 @pytest.mark.parametrize(

@@ -65,6 +65,19 @@ def import_tensorflow_quietly(announce: str | None = None):
 
 
 @contextlib.contextmanager
+def runtime_lines_hidden() -> Iterator[None]:
+    """Hides what native code writes to standard error inside the block (shown if the block raises), unless
+    `tensorflow_logs_wanted()`: TFLite's interpreter, for one, prints "INFO: Created TensorFlow Lite XNNPACK
+    delegate for CPU." from C++, where no log level reaches.
+    """
+    if tensorflow_logs_wanted():
+        yield
+        return
+    with _stderr_held_back():
+        yield
+
+
+@contextlib.contextmanager
 def _stderr_held_back() -> Iterator[None]:
     """Sends what is written to file descriptor 2 aside: dropped if the block succeeds, written out if it raises.
 
