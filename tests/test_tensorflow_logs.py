@@ -142,3 +142,8 @@ def test_examples_hide_tensorflow_lines_as_the_command_line_does(argv):
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip(), "the example printed nothing"
     assert not TF_LINE.search(result.stderr) and "oneDNN" not in result.stderr, result.stderr
+    if "--help" in argv:  # as the command line's: every option says what happens when it is left out
+        options = result.stdout.split("\noptions:\n", 1)[1]
+        entries = [" ".join(e.split()) for e in re.split(r"\n(?=  -)", options) if not e.lstrip().startswith("-h,")]
+        silent = [e for e in entries if "default: " not in e and not e.endswith("(required)")]
+        assert entries and not silent, silent

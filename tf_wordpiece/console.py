@@ -124,14 +124,16 @@ def hide_log_records(*beginnings: str, logger: str = "") -> Callable[[logging.Lo
 class DefaultsOnceHelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """argparse's "(default: X)" after each option's help, unless the help states its default.
 
-    An option without a default (None) shows "(default: none)": every option
-    says what happens when it is left out.
+    An option without a default (None) shows "(default: none)", a required
+    one "(required)": every option says what happens when it is left out.
     """
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
         if "default" in text or action.default is argparse.SUPPRESS:
             return text
+        if action.required and action.option_strings:
+            return f"{text} (required)"
         if action.default is None or action.default == []:
             return f"{text} (default: none)"
         return super()._get_help_string(action)

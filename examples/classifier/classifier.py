@@ -21,7 +21,7 @@ import argparse
 import pathlib
 import sys
 
-from tf_wordpiece.console import import_tensorflow_quietly, runtime_lines_hidden
+from tf_wordpiece.console import DefaultsOnceHelpFormatter, import_tensorflow_quietly, runtime_lines_hidden
 
 # TensorFlow's log lines (and the TFLite converter's) hidden as the command line hides them (a cuInit
 # "E..." line on a machine without a GPU is no error of this script); TF_WORDPIECE_TF_LOGS=1 shows them.
@@ -87,7 +87,7 @@ def language_dataset(pairs, *, batch_size: int = 32) -> tf.data.Dataset:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=DefaultsOnceHelpFormatter)
     parser.add_argument("--out", required=True, help="a new folder for the models")
     parser.add_argument("--steps", type=int, default=60, help="training steps (batches of 32)")
     args = parser.parse_args(argv)
