@@ -306,7 +306,7 @@ def _export(args, kept: list[str]) -> int:
             else:
                 pairs = converter.embedded_pairs()
         summary = converter.export_to(layout, pairs, vocab_size=args.vocab_size, core=core)
-    except (ValueError, FileExistsError) as e:
+    except (ValueError, FileExistsError, FileNotFoundError) as e:  # an --input file removed since it was checked
         # The library names its parameters (paths, name, pairs): these are --input or --tfds here.
         source = "--input" if args.input else "--tfds" if args.tfds else None
         return _fail(

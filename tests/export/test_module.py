@@ -316,6 +316,35 @@ def test_export_converter_errors_name_its_parameters(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes"]
 
 
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (
+            lambda folder: converter.export_converter(folder / "model", [("olá", "hello")], core="bogus"),
+            ValueError,
+            r"^core: expected one of \['string', 'numeric', 'xla'\], got 'bogus'$",
+        ),
+        (
+            lambda folder: converter.tsv_file_pairs([str(folder / "missing.tsv")]),
+            FileNotFoundError,
+            r"^paths: '.*missing\.tsv' does not exist; check the path$",
+        ),
+        (
+            lambda folder: converter.tsv_file_pairs([str(folder)]),
+            ValueError,
+            r"^paths: cannot read '.*': Is a directory",
+        ),
+    ],
+    ids=["unknown-core", "missing-tsv", "tsv-is-a-folder"],
+)
+def test_converter_errors_come_before_any_work(tmp_path, capsys, call, error, message):
+    """An unknown core is refused before the vocabularies are learned; a missing TSV is a FileNotFoundError."""
+    with pytest.raises(error, match=message):
+        call(tmp_path)
+    assert "learning vocabularies" not in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_string_cores_tokenize_graph_has_no_stateful_if_and_no_added_token_keys(tmp_path):
     """The exported converter's `tokenize` (string core) pays for no stateful `If` (a ragged constructor's
     Asserts inside a cond made one) and, without added tokens, for no added-token keys (docs/benchmarks.md:
