@@ -22,7 +22,6 @@ backend, return its arrays (ragged ids as Python lists): `tf_wordpiece.keras_bac
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 from typing import ClassVar, Sequence
@@ -37,7 +36,7 @@ from tf_wordpiece.bert.recipes import RECIPES, HfRecipe, TfTextRecipe
 from tf_wordpiece.bert_tokenizer.tokenizer import BertTokenizer
 from tf_wordpiece.cores import capabilities, cores_that
 from tf_wordpiece.keras_backends import backend_outputs, takes_tensorflow_inputs, to_tensorflow
-from tf_wordpiece.messages import check_choice, in_names
+from tf_wordpiece.messages import check_choice, errors_in_names
 from tf_wordpiece.shapes import refuse_empty_list
 from tf_wordpiece.vocab import read_vocab_file
 
@@ -48,18 +47,6 @@ CORES = tuple(cores_that(compiles=False))  # a layer's graph runs inside Keras' 
 
 # The layer's names of what it hands on to BertTokenizer and the vocab reader, whose errors name their own.
 LAYER_NAMES = {"vocab": "vocabulary", "unknown_token": "oov_token"}
-
-
-@contextlib.contextmanager
-def _in_layer_names():
-    """Re-raises a ValueError, TypeError or FileNotFoundError from within in the layer's argument names."""
-    try:
-        yield
-    except (ValueError, TypeError, FileNotFoundError) as e:
-        message = in_names(str(e), LAYER_NAMES)
-        if message == str(e):
-            raise
-        raise type(e)(message) from None
 
 
 def _vocabulary_list(vocabulary) -> list[str]:
@@ -150,7 +137,7 @@ class WordPieceTokenizer(keras.layers.Layer):
         kwargs.pop("trainable", None)  # saved by get_config; the layer has no weights
         super().__init__(dtype=dtype, trainable=False, **kwargs)
         takes_tensorflow_inputs(self)  # strings and lists reach `call` as they are, on every backend
-        with _in_layer_names():
+        with errors_in_names(LAYER_NAMES):
             self.vocabulary = _vocabulary_list(vocabulary)
         self.sequence_length = sequence_length
         self.lowercase = bool(lowercase)
@@ -161,7 +148,7 @@ class WordPieceTokenizer(keras.layers.Layer):
         self.compat = compat
         self.special_tokens = list(special_tokens) if special_tokens else None
         self.core = core
-        with _in_layer_names():
+        with errors_in_names(LAYER_NAMES):
             self._tokenizer = recipe.tokenizer(
                 self.vocabulary,
                 oov_token=oov_token,

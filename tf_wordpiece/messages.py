@@ -5,10 +5,12 @@ Nothing here imports TensorFlow or the rest of the package, so every layer may u
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
 import sys
+from typing import Iterator
 
 STANDARD_INPUT = "-"  # the path that means standard input on the command line
 
@@ -56,6 +58,27 @@ def in_names(message: str, names: dict[str, str]) -> str:
 
     message = re.sub(r"^(\w+)(?=:)", rename, message)  # "vocab: ..." -> "vocabulary: ..."
     return re.sub(r"(?<![\w-])[a-z]+(?:_[a-z]+)+\b", rename, message)  # names with underscores, anywhere
+
+
+@contextlib.contextmanager
+def errors_in_names(names: dict[str, str]) -> Iterator[None]:
+    """Re-raises a ValueError, TypeError or FileNotFoundError from the block with its message `in_names(names)`.
+
+    For a class that hands its arguments on under other names: the errors of
+    what it calls name its own arguments.
+
+    >>> with errors_in_names({"vocab": "vocabulary"}):
+    ...     raise FileNotFoundError("vocab: 'v.txt' does not exist")
+    Traceback (most recent call last):
+    FileNotFoundError: vocabulary: 'v.txt' does not exist
+    """
+    try:
+        yield
+    except (ValueError, TypeError, FileNotFoundError) as e:
+        message = in_names(str(e), names)
+        if message == str(e):
+            raise
+        raise type(e)(message) from None
 
 
 def shown_path(path: str | bytes | os.PathLike) -> str:
