@@ -65,7 +65,8 @@ def errors_in_names(names: dict[str, str]) -> Iterator[None]:
     """Re-raises a ValueError, TypeError or FileNotFoundError from the block with its message `in_names(names)`.
 
     For a class that hands its arguments on under other names: the errors of
-    what it calls name its own arguments.
+    what it calls name its own arguments. Subclasses (UnicodeDecodeError,
+    JSONDecodeError: their constructors take more) pass unchanged.
 
     >>> with errors_in_names({"vocab": "vocabulary"}):
     ...     raise FileNotFoundError("vocab: 'v.txt' does not exist")
@@ -76,7 +77,7 @@ def errors_in_names(names: dict[str, str]) -> Iterator[None]:
         yield
     except (ValueError, TypeError, FileNotFoundError) as e:
         message = in_names(str(e), names)
-        if message == str(e):
+        if type(e) not in (ValueError, TypeError, FileNotFoundError) or message == str(e):
             raise
         raise type(e)(message) from None
 
