@@ -33,7 +33,7 @@ from tf_wordpiece.learning.params import (
     threshold_summary,
 )
 from tf_wordpiece.messages import STANDARD_INPUT, counted, line_and_offset, not_utf8_message, shown_path
-from tf_wordpiece.vocab_text import read_vocab_lines
+from tf_wordpiece.vocab_text import read_tokenizer_json, read_vocab_lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -372,8 +372,10 @@ def _tokenize(args, kept: list[str]) -> int:
         check_readable_files(args.input or [], "--input", stdin=True)
         if args.vocab:
             read_vocab_lines(args.vocab)  # empty, binary, not UTF-8: said before TensorFlow's seconds of import
+        else:
+            read_tokenizer_json(args.tokenizer_json)  # the same for a file that is no tokenizer.json
     except (ValueError, FileNotFoundError) as e:
-        return _fail(args, e, aliases={"vocab": option})
+        return _fail(args, e, aliases={"vocab": option, "path": option})
     try:
         texts = _texts_to_tokenize(args.text, args.input or [])
     except ValueError as e:
