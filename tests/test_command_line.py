@@ -532,7 +532,9 @@ def test_help_and_argument_errors_do_not_import_tensorflow(tmp_path):
         "             ['tokenize', '--vocab', 'missing.txt', 'x'], ['export', '--input', 'missing.tsv'],\n"
         "             ['learn', '--input', 'missing.txt', '--out', 'v.txt'], ['tokenize', '--vocab', '.', 'x'],\n"
         "             ['tokenize', '--vocab', 'in/empty.txt', 'x'], ['tokenize', '--vocab', 'in/nul.txt', 'x'],\n"
-        "             ['tokenize', '--vocab', 'in/latin1.txt', 'x'], ['tokenize', '--vocab', 'in/nul.txt']):\n"
+        "             ['tokenize', '--vocab', 'in/latin1.txt', 'x'], ['tokenize', '--vocab', 'in/nul.txt'],\n"
+        "             ['tokenize', '--tokenizer-json', 'in/nul.txt', 'x'],\n"
+        "             ['tokenize', '--tokenizer-json', 'in/empty.txt', 'x']):\n"
         "    try:\n"
         "        cli.main(argv)\n"
         "    except SystemExit:\n"
@@ -563,6 +565,8 @@ def test_help_and_argument_errors_do_not_import_tensorflow(tmp_path):
     assert "--vocab: vocab file 'in/nul.txt' is not a text file (it holds NUL bytes" in result.stderr
     assert "most of its lines hold spaces" not in result.stderr
     assert "--vocab: in/latin1.txt is not UTF-8 text: line 2 holds the byte 0xe9" in result.stderr
+    assert "--tokenizer-json: 'in/nul.txt' is not a text file (it holds NUL bytes)" in result.stderr
+    assert "--tokenizer-json: 'in/empty.txt' is empty; pass a tokenizers tokenizer.json" in result.stderr
     assert "give the text to tokenize: TEXT arguments, '-' for standard input, or --input FILE" in result.stderr
     assert [path.name for path in tmp_path.iterdir()] == ["in"]
 
@@ -591,7 +595,7 @@ def test_help_shows_each_default_once(capsys, command):
     silent = [
         action.dest
         for action in subparser._actions
-        if action.dest != "help" and "default" not in formatter._get_help_string(action)
+        if action.dest != "help" and "default: " not in formatter._get_help_string(action)  # not "by default"
     ]
     assert not silent, f"{command} --help shows no default for {silent}"
     if command == "tokenize":

@@ -6,6 +6,7 @@ Each case starts a fresh interpreter: TensorFlow prints these lines once per pro
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import re
@@ -101,6 +102,26 @@ def test_what_is_held_back_shows_when_the_block_fails(capfd):
 
 
 @pytest.mark.parametrize(
+    "wanted, fails, shown",
+    [
+        ("", False, ""),  # the examples' TFLite interpreter: its XNNPACK INFO line hidden
+        ("0", False, ""),
+        ("1", False, "INFO: Created TensorFlow Lite XNNPACK delegate for CPU.\n"),  # asked for: shown
+        ("", True, "INFO: Created TensorFlow Lite XNNPACK delegate for CPU.\n"),  # the block failed: shown
+    ],
+)
+def test_runtime_lines_hidden_unless_wanted_or_failing(capfd, monkeypatch, wanted, fails, shown):
+    from tf_wordpiece.console import runtime_lines_hidden
+
+    monkeypatch.setenv(TF_LOGS, wanted)
+    with pytest.raises(RuntimeError) if fails else contextlib.nullcontext(), runtime_lines_hidden():
+        os.write(2, b"INFO: Created TensorFlow Lite XNNPACK delegate for CPU.\n")  # as native code writes it
+        if fails:
+            raise RuntimeError("the model did not load")
+    assert capfd.readouterr().err == shown
+
+
+@pytest.mark.parametrize(
     "argv",
     [
         ["examples/classifier/classifier.py", "--help"],
@@ -121,3 +142,8 @@ def test_examples_hide_tensorflow_lines_as_the_command_line_does(argv):
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip(), "the example printed nothing"
     assert not TF_LINE.search(result.stderr) and "oneDNN" not in result.stderr, result.stderr
+    if "--help" in argv:  # as the command line's: every option says what happens when it is left out
+        options = result.stdout.split("\noptions:\n", 1)[1]
+        entries = [" ".join(e.split()) for e in re.split(r"\n(?=  -)", options) if not e.lstrip().startswith("-h,")]
+        silent = [e for e in entries if "default: " not in e and not e.endswith("(required)")]
+        assert entries and not silent, silent

@@ -33,7 +33,7 @@ from tf_wordpiece.learning.params import (
     threshold_summary,
 )
 from tf_wordpiece.messages import STANDARD_INPUT, counted, line_and_offset, not_utf8_message, shown_path
-from tf_wordpiece.vocab_text import read_vocab_lines
+from tf_wordpiece.vocab_text import read_tokenizer_json, read_vocab_lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,8 +116,8 @@ def _add_learn_command(commands) -> None:
     source.add_argument(
         "--tfds",
         metavar="NAME[:SPLIT[:FEATURE]]",
-        help="a dataset in your TFDS data dir, e.g. ted_hrlr_translate/pt_to_en:train:en (SPLIT: train by "
-        "default; FEATURE may be left out when the dataset has one text feature)",
+        help="a dataset in your TFDS data dir, e.g. ted_hrlr_translate/pt_to_en:train:en (SPLIT: train when left "
+        "out; FEATURE may be left out when the dataset has one text feature)",
     )
     add_learn_options(learn)
     learn.set_defaults(run=_learn, parser=learn)
@@ -145,7 +145,7 @@ def _add_export_command(commands) -> None:
         "--tfds",
         metavar="NAME[:SPLIT]",
         help="a translation dataset of (pt, en) pairs in your TFDS data dir, e.g. ted_hrlr_translate/pt_to_en "
-        "or ted_hrlr_translate/pt_to_en:validation (SPLIT: train by default; the same form as learn --tfds, "
+        "or ted_hrlr_translate/pt_to_en:validation (SPLIT: train when left out; the same form as learn --tfds, "
         "without FEATURE: both languages are learned)",
     )
     exp.add_argument(
@@ -306,7 +306,7 @@ def _export(args, kept: list[str]) -> int:
             else:
                 pairs = converter.embedded_pairs()
         summary = converter.export_to(layout, pairs, vocab_size=args.vocab_size, core=core)
-    except (ValueError, FileExistsError) as e:
+    except (ValueError, FileExistsError, FileNotFoundError) as e:  # an --input file removed since it was checked
         # The library names its parameters (paths, name, pairs): these are --input or --tfds here.
         source = "--input" if args.input else "--tfds" if args.tfds else None
         return _fail(
@@ -372,8 +372,10 @@ def _tokenize(args, kept: list[str]) -> int:
         check_readable_files(args.input or [], "--input", stdin=True)
         if args.vocab:
             read_vocab_lines(args.vocab)  # empty, binary, not UTF-8: said before TensorFlow's seconds of import
+        else:
+            read_tokenizer_json(args.tokenizer_json)  # the same for a file that is no tokenizer.json
     except (ValueError, FileNotFoundError) as e:
-        return _fail(args, e, aliases={"vocab": option})
+        return _fail(args, e, aliases={"vocab": option, "path": option})
     try:
         texts = _texts_to_tokenize(args.text, args.input or [])
     except ValueError as e:

@@ -9,12 +9,11 @@ import argparse
 import contextlib
 import logging
 import os
-import re
 import sys
 import tempfile
 from typing import Callable, Iterator, Sequence
 
-from tf_wordpiece.messages import shown_path
+from tf_wordpiece.messages import in_names, shown_path
 
 INTERRUPTED = 130  # the shell's code for a process ended by Ctrl-C (128 + SIGINT)
 
@@ -66,6 +65,19 @@ def import_tensorflow_quietly(announce: str | None = None):
 
 
 @contextlib.contextmanager
+def runtime_lines_hidden() -> Iterator[None]:
+    """Hides what native code writes to standard error inside the block (shown if the block raises), unless
+    `tensorflow_logs_wanted()`: TFLite's interpreter, for one, prints "INFO: Created TensorFlow Lite XNNPACK
+    delegate for CPU." from C++, where no log level reaches.
+    """
+    if tensorflow_logs_wanted():
+        yield
+        return
+    with _stderr_held_back():
+        yield
+
+
+@contextlib.contextmanager
 def _stderr_held_back() -> Iterator[None]:
     """Sends what is written to file descriptor 2 aside: dropped if the block succeeds, written out if it raises.
 
@@ -112,14 +124,16 @@ def hide_log_records(*beginnings: str, logger: str = "") -> Callable[[logging.Lo
 class DefaultsOnceHelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """argparse's "(default: X)" after each option's help, unless the help states its default.
 
-    An option without a default (None) shows "(default: none)": every option
-    says what happens when it is left out.
+    An option without a default (None) shows "(default: none)", a required
+    one "(required)": every option says what happens when it is left out.
     """
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
         if "default" in text or action.default is argparse.SUPPRESS:
             return text
+        if action.required and action.option_strings:
+            return f"{text} (required)"
         if action.default is None or action.default == []:
             return f"{text} (default: none)"
         return super()._get_help_string(action)
@@ -193,13 +207,7 @@ def in_option_names(
     message that starts with no option then gets `option` in front, if given.
     """
     options = {action.dest: action.option_strings[0] for action in parser._actions if action.option_strings}
-    options |= aliases or {}
-
-    def rename(match: re.Match) -> str:
-        return options.get(match.group(0), match.group(0))
-
-    message = re.sub(r"^(\w+)(?=:)", rename, message)  # "input: ..." -> "--input: ..."
-    message = re.sub(r"(?<![\w-])[a-z]+(?:_[a-z]+)+\b", rename, message)  # names with underscores, anywhere
+    message = in_names(message, options | (aliases or {}))  # "input: ..." -> "--input: ...", vocab_size anywhere
     if option and not message.startswith("-"):
         message = f"{option}: {message}"  # e.g. "pairs.tsv: line 3 ..." -> "--input: pairs.tsv: line 3 ..."
     return message

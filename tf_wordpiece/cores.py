@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from tf_wordpiece.messages import check_choice
+
 
 @dataclasses.dataclass(frozen=True)
 class Capabilities:
@@ -42,8 +44,7 @@ def capabilities(core: str, *, what: str = "core") -> Capabilities:
     >>> capabilities("numeric").runs_without_string_ops, capabilities("xla").compiles
     (True, True)
     """
-    if core not in CAPABILITIES:
-        raise ValueError(f"{what}: expected one of {list(CORES)}, got {core!r}")
+    check_choice(what, core, CORES)
     return CAPABILITIES[core]
 
 

@@ -36,12 +36,17 @@ from tf_wordpiece.bert.recipes import RECIPES, HfRecipe, TfTextRecipe
 from tf_wordpiece.bert_tokenizer.tokenizer import BertTokenizer
 from tf_wordpiece.cores import capabilities, cores_that
 from tf_wordpiece.keras_backends import backend_outputs, takes_tensorflow_inputs, to_tensorflow
-from tf_wordpiece.messages import check_choice
+from tf_wordpiece.messages import check_choice, errors_in_names
+from tf_wordpiece.shapes import refuse_empty_list
 from tf_wordpiece.vocab import read_vocab_file
 
 TEMPLATES = tuple(RECIPES)  # BertInputsPacker's template: the recipe whose trimming it runs
 COMPATS = ("tf_text", "hf", "keras_hub")
 CORES = tuple(cores_that(compiles=False))  # a layer's graph runs inside Keras' own: no XLA-compiled core
+
+
+# The layer's names of what it hands on to BertTokenizer and the vocab reader, whose errors name their own.
+LAYER_NAMES = {"vocab": "vocabulary", "unknown_token": "oov_token"}
 
 
 def _vocabulary_list(vocabulary) -> list[str]:
@@ -132,7 +137,8 @@ class WordPieceTokenizer(keras.layers.Layer):
         kwargs.pop("trainable", None)  # saved by get_config; the layer has no weights
         super().__init__(dtype=dtype, trainable=False, **kwargs)
         takes_tensorflow_inputs(self)  # strings and lists reach `call` as they are, on every backend
-        self.vocabulary = _vocabulary_list(vocabulary)
+        with errors_in_names(LAYER_NAMES):
+            self.vocabulary = _vocabulary_list(vocabulary)
         self.sequence_length = sequence_length
         self.lowercase = bool(lowercase)
         self.strip_accents = strip_accents
@@ -142,17 +148,19 @@ class WordPieceTokenizer(keras.layers.Layer):
         self.compat = compat
         self.special_tokens = list(special_tokens) if special_tokens else None
         self.core = core
-        self._tokenizer = recipe.tokenizer(
-            self.vocabulary,
-            oov_token=oov_token,
-            suffix_indicator=suffix_indicator,
-            special_tokens=self.special_tokens,
-            dtype=dtype,
-            core=core,
-        )
+        with errors_in_names(LAYER_NAMES):
+            self._tokenizer = recipe.tokenizer(
+                self.vocabulary,
+                oov_token=oov_token,
+                suffix_indicator=suffix_indicator,
+                special_tokens=self.special_tokens,
+                dtype=dtype,
+                core=core,
+            )
 
     @backend_outputs
     def call(self, inputs):
+        refuse_empty_list(inputs, "inputs")
         inputs = to_tensorflow(inputs)
         one_row = not isinstance(inputs, tf.RaggedTensor) and inputs.shape.rank == (0 if self.split else 1)
         strings = inputs[None] if one_row else inputs

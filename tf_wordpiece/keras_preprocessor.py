@@ -27,6 +27,7 @@ from tf_wordpiece.bert.recipes import RECIPES
 from tf_wordpiece.keras_backends import TextPipeline, backend_outputs, is_raw, tensorflow_backend, to_tensorflow
 from tf_wordpiece.keras_layers import BertInputsPacker, WordPieceTokenizer
 from tf_wordpiece.messages import check_choice
+from tf_wordpiece.shapes import refuse_empty_list
 
 # keras-hub's `truncate` names are the recipes' trimmings ("round_robin": tensorflow_text's RoundRobinTrimmer,
 # which keras-hub runs; "longest_first": Hugging Face's) -> BertInputsPacker's template, the recipe's compat.
@@ -262,6 +263,7 @@ def _string_tensor(value, name: str) -> tf.Tensor:
     if isinstance(value, tf.RaggedTensor):
         raise ValueError(f"{name}: expected a string or a batch of strings [batch], got a RaggedTensor; pass a tensor")
     if not tf.is_tensor(value):
+        refuse_empty_list(value, name)
         try:
             value = tf.convert_to_tensor(value)
         except (TypeError, ValueError) as e:

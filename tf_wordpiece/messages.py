@@ -5,9 +5,12 @@ Nothing here imports TensorFlow or the rest of the package, so every layer may u
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import shlex
 import sys
+from typing import Iterator
 
 STANDARD_INPUT = "-"  # the path that means standard input on the command line
 
@@ -36,6 +39,47 @@ def check_choice(name: str, value, choices, *, others: str = "", note: str = "")
     """
     if value not in list(choices):
         raise ValueError(f"{name}: expected one of {list(choices)}{others}, got {value!r}{note}")
+
+
+def in_names(message: str, names: dict[str, str]) -> str:
+    """`message` in another API's argument names: its leading `name:` and each name with an underscore, by `names`.
+
+    A layer that hands its arguments on under other names (keras' `vocabulary`
+    and `oov_token` become `BertTokenizer`'s `vocab` and `unknown_token`) words
+    the errors it passes on in its own names; the command line its options.
+
+    >>> in_names("vocab: the list lacks ['[X]']; pass another unknown_token", {"vocab": "vocabulary",
+    ...     "unknown_token": "oov_token"})
+    "vocabulary: the list lacks ['[X]']; pass another oov_token"
+    """
+
+    def rename(match: re.Match) -> str:
+        return names.get(match.group(0), match.group(0))
+
+    message = re.sub(r"^(\w+)(?=:)", rename, message)  # "vocab: ..." -> "vocabulary: ..."
+    return re.sub(r"(?<![\w-])[a-z]+(?:_[a-z]+)+\b", rename, message)  # names with underscores, anywhere
+
+
+@contextlib.contextmanager
+def errors_in_names(names: dict[str, str]) -> Iterator[None]:
+    """Re-raises a ValueError, TypeError or FileNotFoundError from the block with its message `in_names(names)`.
+
+    For a class that hands its arguments on under other names: the errors of
+    what it calls name its own arguments. Subclasses (UnicodeDecodeError,
+    JSONDecodeError: their constructors take more) pass unchanged.
+
+    >>> with errors_in_names({"vocab": "vocabulary"}):
+    ...     raise FileNotFoundError("vocab: 'v.txt' does not exist")
+    Traceback (most recent call last):
+    FileNotFoundError: vocabulary: 'v.txt' does not exist
+    """
+    try:
+        yield
+    except (ValueError, TypeError, FileNotFoundError) as e:
+        message = in_names(str(e), names)
+        if type(e) not in (ValueError, TypeError, FileNotFoundError) or message == str(e):
+            raise
+        raise type(e)(message) from None
 
 
 def shown_path(path: str | bytes | os.PathLike) -> str:

@@ -48,6 +48,9 @@ class PlainLines:
     """A progress bar for logs: `desc ...` when it starts, `desc: N unit so far` at most once a minute, and
     `desc: N unit in T s` when it ends (`desc: 100% (N/N) in T s` when the total is known). Whole lines only.
 
+    `unit` is a plural noun, as tqdm's units are (" strings", " steps"): a count of 1 drops its final "s"
+    ("1 step"); tqdm's default "it" stays as it is.
+
     It offers what the package calls on tqdm bars: iteration, `update`,
     `set_postfix`, `refresh`, `close`, and use as a context manager.
 
@@ -59,6 +62,11 @@ class PlainLines:
     counting ...
     counting: 100% (3/3 files) in 0.0 s
     <BLANKLINE>
+    >>> log = io.StringIO()
+    >>> with PlainLines(desc="search", unit=" steps", stream=log) as bar:
+    ...     bar.update()
+    >>> log.getvalue().splitlines()[-1]
+    'search: 1 step in 0.0 s'
     """
 
     EVERY = 60.0  # seconds between two "so far" lines
@@ -91,7 +99,7 @@ class PlainLines:
         now = time.perf_counter()
         if now - self.said >= self.EVERY:
             self.said = now
-            self._say(f"{self.desc}: {self.n}{self.unit} so far, {now - self.start:.0f} s")
+            self._say(f"{self.desc}: {self._count(self.n)} so far, {now - self.start:.0f} s")
 
     def set_postfix(self, **values) -> None:
         """Ignored: a log gets the step's final line, not each intermediate value."""
@@ -105,10 +113,14 @@ class PlainLines:
         self.closed = True
         seconds = time.perf_counter() - self.start
         if self.total:
-            done = f"{100 * self.n // self.total}% ({self.n}/{self.total}{self.unit})"
+            done = f"{100 * self.n // self.total}% ({self.n}/{self._count(self.total)})"
             self._say(f"{self.desc}: {done} in {seconds:.1f} s")
         else:
-            self._say(f"{self.desc}: {self.n}{self.unit} in {seconds:.1f} s")
+            self._say(f"{self.desc}: {self._count(self.n)} in {seconds:.1f} s")
+
+    def _count(self, n: int) -> str:
+        """`n` and the unit, in the singular for 1 ("1 step", "2 steps")."""
+        return f"{n}{self.unit[:-1] if n == 1 and self.unit.endswith('s') else self.unit}"
 
     def _say(self, line: str) -> None:
         print(line, file=self.stream, flush=True)

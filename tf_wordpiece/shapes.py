@@ -34,14 +34,26 @@ def map_over_strings(values, name: str, fn: Callable[[tf.Tensor], tuple]) -> tup
     return tuple(restore_shape(t, strings) for t in outputs)
 
 
+def refuse_empty_list(values, name: str) -> None:
+    """A ValueError naming `name` for an empty list or tuple of strings, which TensorFlow would convert to float32
+    (a string check then blames ids, not the empty list).
+
+    >>> refuse_empty_list(["a"], "strings")
+    >>> refuse_empty_list([], "strings")
+    Traceback (most recent call last):
+    ValueError: strings: the list is empty; pass at least one string, or tf.constant([], tf.string) for an empty batch
+    """
+    if isinstance(values, (list, tuple)) and not values:
+        raise ValueError(
+            f"{name}: the list is empty; pass at least one string, or tf.constant([], tf.string) for an empty batch"
+        )
+
+
 def as_strings(values, name: str):
     if isinstance(values, tf.RaggedTensor):
         tensor = values
     else:
-        if isinstance(values, (list, tuple)) and not values:  # would convert to float32, blamed as ids below
-            raise ValueError(
-                f"{name}: the list is empty; pass at least one string, or tf.constant([], tf.string) for an empty batch"
-            )
+        refuse_empty_list(values, name)
         try:
             tensor = tf.convert_to_tensor(values)
         except (TypeError, ValueError) as e:

@@ -1,15 +1,19 @@
-"""Reading vocab.txt as text, without TensorFlow: the command line checks a vocab file with it before the import.
+"""Reading vocab.txt and tokenizer.json as text, without TensorFlow: the command line checks them before the import.
 
 Every problem a file can have on its own (missing, a folder, empty, binary,
-not UTF-8, a byte order mark, a tokenizer.json given as vocab.txt) is found
-here; `vocab.Vocab` checks the tokens themselves (duplicates, required tokens).
+not UTF-8, a byte order mark, a tokenizer.json given as vocab.txt, text that
+is not a JSON object with a model) is found here; `vocab.Vocab` checks the
+tokens themselves (duplicates, required tokens), `bert.tokenizer_json` the
+tokenizer.json's fields.
 """
 
 from __future__ import annotations
 
+import json
 import os
 
-from tf_wordpiece.messages import line_and_offset, not_utf8_message, shown_path
+from tf_wordpiece.files import looks_like_text_lines
+from tf_wordpiece.messages import line_and_offset, not_utf8_message, quoted_path, shown_path
 
 _SAMPLE = 8192  # the bytes looked at to tell a binary file from text
 _TEXT_CONTROLS = frozenset(b"\t\n\r\x0b\x0c")
@@ -60,6 +64,50 @@ def read_vocab_lines(path: str | os.PathLike) -> list[str]:
     if lines and lines[-1] == "":
         lines.pop()  # the final newline ends the last token, it does not start a new one
     return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def read_tokenizer_json(path: str | os.PathLike) -> dict:
+    """A Hugging Face tokenizer.json's top-level object, with its `model` object; errors name `path`.
+
+    A missing file is a FileNotFoundError; a folder, an empty or binary file,
+    text that is not UTF-8 or not JSON (a vocab.txt, say) and JSON without a
+    `model` object are ValueErrors.
+
+    >>> read_tokenizer_json("no/such/tokenizer.json")
+    Traceback (most recent call last):
+    FileNotFoundError: path: tokenizer.json 'no/such/tokenizer.json' does not exist
+    """
+    path = os.fspath(path)
+    shown = quoted_path(path)
+    if os.path.isdir(path):
+        raise ValueError(f"path: {shown} is a folder; pass the path of the tokenizer.json inside it")
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"path: tokenizer.json {shown} does not exist") from None
+    if not data.strip():
+        raise ValueError(f"path: {shown} is empty; pass a tokenizers tokenizer.json (tokenizer.save(path))")
+    binary = _binary(data)
+    if binary:
+        raise ValueError(f"path: {shown} is not a text file (it holds {binary}); pass a tokenizers tokenizer.json")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line, offset = line_and_offset(data, e.start)
+        raise ValueError(not_utf8_message("path", path, line=line, offset=offset, byte=data[e.start])) from None
+    try:
+        spec = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as e:
+        if looks_like_text_lines(data[:_SAMPLE]):
+            raise ValueError(
+                f"path: {shown} is not JSON but reads like a vocab.txt (one token a line); BertTokenizer(path) "
+                "and tokenize --vocab read those"
+            ) from None
+        raise ValueError(f"path: {shown} is not a valid JSON tokenizer file: {e}") from None
+    if not isinstance(spec, dict) or not isinstance(spec.get("model"), dict):
+        raise ValueError(f"path: {shown} has no 'model' object; is it a tokenizers tokenizer.json?")
+    return spec
 
 
 def _read(path: str) -> bytes:

@@ -21,7 +21,7 @@ import argparse
 import pathlib
 import sys
 
-from tf_wordpiece.console import import_tensorflow_quietly
+from tf_wordpiece.console import DefaultsOnceHelpFormatter, import_tensorflow_quietly, runtime_lines_hidden
 
 # TensorFlow's log lines (and the TFLite converter's) hidden as the command line hides them (a cuInit
 # "E..." line on a machine without a GPU is no error of this script); TF_WORDPIECE_TF_LOGS=1 shows them.
@@ -87,7 +87,7 @@ def language_dataset(pairs, *, batch_size: int = 32) -> tf.data.Dataset:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=DefaultsOnceHelpFormatter)
     parser.add_argument("--out", required=True, help="a new folder for the models")
     parser.add_argument("--steps", type=int, default=60, help="training steps (batches of 32)")
     args = parser.parse_args(argv)
@@ -104,7 +104,10 @@ def main(argv=None) -> int:
         loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
         metrics=["accuracy"],
     )
-    history = model.fit(language_dataset(train).repeat(), steps_per_epoch=args.steps // 3, epochs=3, verbose=2)
+    # The dataset shuffles itself; Keras' default shuffle=True would only warn that it ignores it for a tf.data.
+    history = model.fit(
+        language_dataset(train).repeat(), steps_per_epoch=args.steps // 3, epochs=3, verbose=2, shuffle=False
+    )
     print("loss per epoch:", [round(x, 3) for x in history.history["loss"]])
     _, accuracy = model.evaluate(language_dataset(held_out), verbose=0)
     print(f"held-out accuracy: {accuracy:.3f} on {2 * len(held_out)} lines")
@@ -130,10 +133,12 @@ def main(argv=None) -> int:
         print("TFLite: pip install ai-edge-litert to run classifier.tflite here")
     else:
         encoded = [text.encode("utf-8") for text in texts]
-        run = Interpreter(model_path=str(out / "classifier.tflite")).get_signature_runner()
-        lite = run(
-            bytes=np.frombuffer(b"".join(encoded), np.uint8), row_lengths=np.array([len(e) for e in encoded], np.int32)
-        )
+        with runtime_lines_hidden():  # the interpreter's "INFO: Created TensorFlow Lite XNNPACK delegate" line
+            run = Interpreter(model_path=str(out / "classifier.tflite")).get_signature_runner()
+            lite = run(
+                bytes=np.frombuffer(b"".join(encoded), np.uint8),
+                row_lengths=np.array([len(e) for e in encoded], np.int32),
+            )
         print("TFLite:    ", np.round(lite["logits"], 3).tolist())
     print(f"TF.js: node examples/classifier/classify.mjs {out}/tfjs {' '.join(repr(t) for t in texts[:2])}")
     return 0

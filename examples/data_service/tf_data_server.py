@@ -27,11 +27,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     roles = parser.add_subparsers(dest="role", required=True)
     dispatcher = roles.add_parser("dispatcher", help="the service's coordinator: one per cluster")
-    dispatcher.add_argument("--port", type=int, default=5050, help="port to serve on (0: any free port)")
+    dispatcher.add_argument("--port", type=int, default=5050, help="port to serve on (0: any free port; default: 5050)")
     worker = roles.add_parser("worker", help="runs the pipelines that clients send")
     worker.add_argument("--dispatcher", required=True, help="the dispatcher's HOST:PORT")
-    worker.add_argument("--port", type=int, default=0, help="port to serve on (default 0: any free port)")
-    worker.add_argument("--host", default="localhost", help="this machine's name as clients reach it")
+    worker.add_argument("--port", type=int, default=0, help="port to serve on (default: 0, any free port)")
+    worker.add_argument(
+        "--host", default="localhost", help="this machine's name as clients reach it (default: localhost)"
+    )
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port: {args.port} is not a port number (0 to 65535)")

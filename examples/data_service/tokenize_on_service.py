@@ -20,7 +20,8 @@ import sys
 import time
 from importlib import resources
 
-from tf_wordpiece.console import import_tensorflow_quietly
+from tf_wordpiece.console import DefaultsOnceHelpFormatter, import_tensorflow_quietly
+from tf_wordpiece.messages import check_choice, counted
 
 # TensorFlow's log lines hidden as the command line hides them (TF_WORDPIECE_TF_LOGS=1 shows them); the workers
 # (tf_data_server.py, where tf_wordpiece cannot be imported) hide theirs the same way.
@@ -82,8 +83,7 @@ def on_service(dataset: tf.data.Dataset, target: str, mode: str = "distributed_e
     `distributed_epoch`: the workers share one pass over the source, each example once, in no fixed
     order. `parallel_epochs`: each worker runs the whole pipeline, so each example comes once per worker.
     """
-    if mode not in MODES:
-        raise ValueError(f"mode: expected one of {MODES}, got {mode!r}")
+    check_choice("mode", mode, MODES)
     return dataset.apply(tf.data.experimental.service.distribute(processing_mode=mode, service=target))
 
 
@@ -104,12 +104,17 @@ def copies_of(served: collections.Counter, local: collections.Counter) -> int:
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=DefaultsOnceHelpFormatter)
     parser.add_argument("--converter", required=True, help="the SavedModel folder `tf-wordpiece export` wrote")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--dispatcher", help="an existing cluster's dispatcher, grpc://HOST:PORT")
-    where.add_argument("--workers", type=int, default=2, help="workers of the local cluster to start (default 2)")
-    parser.add_argument("--mode", choices=MODES, default="distributed_epoch")
+    where.add_argument("--workers", type=int, default=2, help="workers of the local cluster to start")
+    parser.add_argument(
+        "--mode",
+        choices=MODES,
+        default="distributed_epoch",
+        help="distributed_epoch: the workers share one pass over the sample; parallel_epochs: each makes a whole pass",
+    )
     parser.add_argument(
         "--split-by-example",
         action="store_true",
@@ -135,7 +140,7 @@ def main(argv=None) -> int:
         if cluster is not None:
             cluster.stop()
     copies = copies_of(served, example_rows(local))
-    where = args.dispatcher or f"a local cluster of {args.workers} workers (TensorFlow only)"
+    where = args.dispatcher or f"a local cluster of {counted(args.workers, 'worker')} (TensorFlow only)"
     print(f"{sum(served.values())} examples tokenized on {where} ({args.mode}) in {seconds:.1f} s")
     if copies == 0 or (args.mode == "distributed_epoch" and copies != 1):
         print("ids differ from the local pipeline's")

@@ -7,8 +7,9 @@ The tutorial ("Neural machine translation with a Transformer and Keras") on tf_w
 `--converter DIR` reuses a converter that `tf-wordpiece export --out DIR` wrote; without it one is
 exported into a temporary folder first (learning both vocabularies takes seconds). The tutorial's
 `tf.data` pipeline (`prepare_batch`, `make_batches`) feeds `Transformer.fit`, which prints the loss; the
-`Translator` (greedy decoding) is saved with `tf.saved_model.save` through the tutorial's `ExportTranslator`
-to `--out` (atomically: an existing SavedModel is replaced only with --overwrite, any other folder never),
+`Translator` (greedy decoding), wrapped in the tutorial's `ExportTranslator`, is saved to `--out` by
+`tf_wordpiece.export.saving.save_atomically`, the package's one SavedModel writer (atomically, with a progress
+line: an existing SavedModel is replaced only with --overwrite, any other folder never),
 then reloaded with `tf.saved_model.load` and run on a few held-out sentences. The saved translator needs
 neither tensorflow_text nor tf_wordpiece where it is loaded. On 2 CPU cores the tiny model learns little:
 the point is the pipeline, not the translations.
@@ -23,7 +24,7 @@ import tempfile
 import time
 from importlib import resources
 
-from tf_wordpiece.console import import_tensorflow_quietly
+from tf_wordpiece.console import DefaultsOnceHelpFormatter, import_tensorflow_quietly
 
 # TensorFlow's log lines hidden as the command line hides them (TF_WORDPIECE_TF_LOGS=1 shows them).
 tf = import_tensorflow_quietly()
@@ -123,21 +124,23 @@ def positive_int(text: str) -> int:
     return int(text)
 
 
+class _HelpFormatter(DefaultsOnceHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Each option's default, and the description's usage lines as written."""
+
+
 def parse_args(argv=None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter
-    )
-    parser.add_argument("--out", default="translator", help="SavedModel folder to write (default: translator)")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=_HelpFormatter)
+    parser.add_argument("--out", default="translator", help="SavedModel folder to write")
     parser.add_argument("--overwrite", action="store_true", help="replace --out if it is a SavedModel")
     parser.add_argument("--converter", help="a converter SavedModel from `tf-wordpiece export` (default: export one)")
-    parser.add_argument("--epochs", type=positive_int, default=1)
+    parser.add_argument("--epochs", type=positive_int, default=1, help="passes over the training pairs")
     parser.add_argument(
-        "--steps-per-epoch", type=positive_int, default=None, help="default: the whole sample each epoch"
+        "--steps-per-epoch", type=positive_int, default=None, help="batches per epoch (default: the whole sample)"
     )
-    parser.add_argument("--num-layers", type=positive_int, default=2)
-    parser.add_argument("--d-model", type=positive_int, default=32)
-    parser.add_argument("--num-heads", type=positive_int, default=2)
-    parser.add_argument("--dff", type=positive_int, default=64)
+    parser.add_argument("--num-layers", type=positive_int, default=2, help="encoder and decoder layers")
+    parser.add_argument("--d-model", type=positive_int, default=32, help="the model's width (even)")
+    parser.add_argument("--num-heads", type=positive_int, default=2, help="attention heads")
+    parser.add_argument("--dff", type=positive_int, default=64, help="the feed-forward layers' width")
     parser.add_argument(
         "--warmup-steps", type=positive_int, default=100, help="the tutorial's 4000 suits its 20 long epochs"
     )

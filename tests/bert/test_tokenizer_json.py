@@ -4,6 +4,7 @@ it, against tokenizers: the variants of the BERT file, fields tokenizers require
 from __future__ import annotations
 
 import json
+import pathlib
 
 import pytest
 
@@ -265,13 +266,26 @@ def test_bad_fields_are_named(tmp_path, change, message):
         (None, "tokenizer.json .* does not exist"),
         ("{not json", "is not a valid JSON tokenizer file"),
         ("[1, 2]", "has no 'model' object; is it a tokenizers tokenizer.json"),
+        (b"", r"is empty; pass a tokenizers tokenizer.json"),
+        (b"\x00" * 100, r"is not a text file \(it holds NUL bytes\)"),
+        (b"[PAD]\n[UNK]\nhello\n", r"is not JSON but reads like a vocab.txt \(one token a line\); BertTokenizer"),
+        (b"hello\n##s\n", r"is not JSON but reads like a vocab.txt"),
+        ("caf\u00e9\n".encode("latin-1"), r"is not UTF-8 text: line 1 holds the byte 0xe9 at byte offset 3"),
+        ("folder", r"is a folder; pass the path of the tokenizer.json inside it"),
     ],
-    ids=["missing", "not-json", "no-model"],
+    ids=["missing", "not-json", "no-model", "empty", "binary", "vocab-txt-pad", "vocab-txt", "latin-1", "folder"],
 )
 def test_files_that_are_not_tokenizer_json(tmp_path, content, message):
-    path = str(tmp_path / "tokenizer.json") if content is None else _write(tmp_path, content)
-    with pytest.raises(FileNotFoundError if content is None else ValueError, match=message):
-        twp.BertTokenizer.from_tokenizer_json(path)
+    """Each is found by vocab_text.read_tokenizer_json, which the command line runs before TensorFlow loads."""
+    path = tmp_path / "tokenizer.json"
+    if content == "folder":
+        path.mkdir()
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content is not None:
+        path = pathlib.Path(_write(tmp_path, content))
+    with pytest.raises(FileNotFoundError if content is None else ValueError, match=f"^path: .*{message}"):
+        twp.BertTokenizer.from_tokenizer_json(str(path))
 
 
 def test_no_normalizer_post_processor_or_decoder(tmp_path):

@@ -155,6 +155,57 @@ def test_bad_arguments(vocab_path):
         BertInputsPacker(sequence_length=2, cls_id=101, sep_id=102)
 
 
+@pytest.mark.parametrize(
+    "options, error, message",
+    [
+        (dict(vocabulary="missing.txt"), FileNotFoundError, "vocabulary: vocab file 'missing.txt' does not exist"),
+        (
+            dict(vocabulary=["a", "b"]),
+            ValueError,
+            r"vocabulary: the vocab list \(2 tokens\) lacks \['\[UNK\]'\]; add it "
+            "or pass another oov_token$",
+        ),
+        (dict(vocabulary=["[UNK]", "a", "a"]), ValueError, "vocabulary: the vocab list has 1 duplicate token: 'a'"),
+        (
+            dict(vocabulary=["[UNK]", "a"], oov_token="[X]", compat="keras_hub"),
+            ValueError,
+            r"vocabulary: .*lacks \['\[X\]'\]; add it or pass another oov_token$",
+        ),
+    ],
+    ids=["missing", "no-oov", "duplicate", "keras_hub-oov"],
+)
+def test_vocabulary_errors_name_the_layers_arguments(tmp_path, monkeypatch, options, error, message):
+    """BertTokenizer's and the vocab reader's errors say vocabulary and oov_token, the layer's names, not theirs."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(error, match=message) as raised:
+        WordPieceTokenizer(**options)
+    assert "vocab:" not in str(raised.value) and "unknown_token" not in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    "layer, value, name",
+    [
+        ("tokenizer", [], "inputs"),
+        ("tokenizer", (), "inputs"),
+        ("preprocessor", [], "x"),
+        ("preprocessor", ([], ["b"]), r"x\[0\]"),
+    ],
+)
+def test_an_empty_list_is_named_as_such(layer, value, name):
+    """An empty list becomes a float32 tensor in TensorFlow: the error says the list is empty, not "pass text"."""
+    from tf_wordpiece.keras_preprocessor import BertTextClassifierPreprocessor
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "b"]
+    called = {
+        "tokenizer": WordPieceTokenizer(vocabulary=vocab),
+        "preprocessor": BertTextClassifierPreprocessor(vocab, sequence_length=4),
+    }[layer]
+    with pytest.raises(ValueError, match=f"{name}: the list is empty; pass at least one string") as raised:
+        called(value)
+    assert "float32" not in str(raised.value)
+    assert called(tf.constant([], tf.string)) is not None  # the empty batch it suggests works
+
+
 def test_keras_hub_arguments_and_ids_on_ascii_text(vocab_tokens, multilingual):
     """keras-hub's WordPieceTokenizer with the same arguments gives the same ids on every ASCII line of the sample.
 

@@ -285,6 +285,26 @@ def test_converter_from_lists_writes_its_assets_where_told(tmp_path):
     assert loaded.pt.get_vocab_path().numpy().decode().endswith("pt_vocab.txt")
 
 
+@pytest.mark.parametrize("module_class", [TutorialTokenizer, CustomTokenizer])
+@pytest.mark.parametrize(
+    "vocab_path, error, message",
+    [
+        ("missing.txt", FileNotFoundError, r"^vocab_path: vocab file '.*missing\.txt' does not exist"),
+        ("nul.txt", ValueError, r"^vocab_path: vocab file '.*nul\.txt' is not a text file \(it holds NUL bytes"),
+        (RESERVED + ["hi", "hi"], ValueError, r"^vocab_path: the vocab list has 1 duplicate token: 'hi'"),
+    ],
+    ids=["missing", "binary", "duplicate"],
+)
+def test_vocabulary_errors_name_vocab_path(tmp_path, module_class, vocab_path, error, message):
+    """The vocab reader's and BertTokenizer's errors say vocab_path, the modules' argument, not their own vocab."""
+    (tmp_path / "nul.txt").write_bytes(b"\x00" * 100)
+    from_file = isinstance(vocab_path, str)
+    vocab_file = {} if from_file else {"vocab_file": tmp_path / "v.txt"}
+    with pytest.raises(error, match=message):
+        module_class(RESERVED, str(tmp_path / vocab_path) if from_file else vocab_path, **vocab_file)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["nul.txt"]
+
+
 def test_a_token_list_needs_a_new_vocab_file(tmp_path):
     tokens = RESERVED + ["hi"]
     with pytest.raises(ValueError, match="vocab_file: a list of tokens needs the path"):
@@ -314,6 +334,35 @@ def test_export_converter_errors_name_its_parameters(tmp_path):
     with pytest.raises(ValueError, match=r"^out_dir: .* and tfjs .* overlap"):
         converter.export_converter(tmp_path / "model", [("olá", "hello")], tfjs=tmp_path / "model" / "js")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes"]
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (
+            lambda folder: converter.export_converter(folder / "model", [("olá", "hello")], core="bogus"),
+            ValueError,
+            r"^core: expected one of \['string', 'numeric', 'xla'\], got 'bogus'$",
+        ),
+        (
+            lambda folder: converter.tsv_file_pairs([str(folder / "missing.tsv")]),
+            FileNotFoundError,
+            r"^paths: '.*missing\.tsv' does not exist; check the path$",
+        ),
+        (
+            lambda folder: converter.tsv_file_pairs([str(folder)]),
+            ValueError,
+            r"^paths: cannot read '.*': Is a directory",
+        ),
+    ],
+    ids=["unknown-core", "missing-tsv", "tsv-is-a-folder"],
+)
+def test_converter_errors_come_before_any_work(tmp_path, capsys, call, error, message):
+    """An unknown core is refused before the vocabularies are learned; a missing TSV is a FileNotFoundError."""
+    with pytest.raises(error, match=message):
+        call(tmp_path)
+    assert "learning vocabularies" not in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_the_string_cores_tokenize_graph_has_no_stateful_if_and_no_added_token_keys(tmp_path):

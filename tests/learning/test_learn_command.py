@@ -5,6 +5,8 @@ The in-process learner's vocabulary, clear errors, nothing half-written.
 
 from __future__ import annotations
 
+import pathlib
+
 import pytest
 import tensorflow as tf
 
@@ -208,15 +210,30 @@ def test_summary_says_where_the_threshold_search_ended(counts, size, threshold, 
     assert summary.startswith(f"count threshold {threshold} ({where}")
 
 
-def test_a_tsv_header_line_is_not_a_pair(tmp_path):
+@pytest.mark.parametrize(
+    "files, pairs",
+    [
+        ([b"PT\ten\nol\xc3\xa1\thello\npt\ten\n"], [("olá", "hello"), ("pt", "en")]),  # a later pt<TAB>en: a pair
+        ([b"ol\xc3\xa1\thello\n"], [("olá", "hello")]),
+        ([b"\xef\xbb\xbfpt\ten\r\nol\xc3\xa1\thello\r\n"], [("olá", "hello")]),  # a spreadsheet's BOM and CRLF
+        ([b"\xef\xbb\xbfol\xc3\xa1\thello\n"], [("olá", "hello")]),  # the BOM is not part of the first pair
+        ([b"pt\ten\na\tb\n", b" pt \t EN \nc\td\n"], [("a", "b"), ("c", "d")]),  # each file's header
+    ],
+    ids=["header", "no-header", "bom-crlf-header", "bom-no-header", "two-files"],
+)
+def test_a_tsv_header_line_is_not_a_pair(tmp_path, files, pairs):
     """export --input: a first line `pt<TAB>en` names the columns (as the embedded sample's does): skipped."""
     from tf_wordpiece.export import converter
 
-    with_header = tmp_path / "with_header.tsv"
-    with_header.write_text("PT\ten\nolá\thello\npt\ten\n", encoding="utf-8")  # a later pt<TAB>en is a pair
-    without = tmp_path / "without.tsv"
-    without.write_text("olá\thello\n", encoding="utf-8")
-    assert converter.tsv_file_pairs([str(with_header)]) == [("olá", "hello"), ("pt", "en")]
-    assert converter.tsv_file_pairs([str(without)]) == [("olá", "hello")]
+    paths = []
+    for index, data in enumerate(files):
+        paths.append(str(tmp_path / f"{index}.tsv"))
+        pathlib.Path(paths[-1]).write_bytes(data)
+    assert converter.tsv_file_pairs(paths) == pairs
+
+
+def test_the_embedded_sample_has_its_header_skipped():
+    from tf_wordpiece.export import converter
+
     embedded = converter.embedded_pairs()
     assert embedded[0] != ("pt", "en") and len(embedded) == 15223

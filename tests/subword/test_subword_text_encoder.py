@@ -212,19 +212,26 @@ def test_target_size_below_the_minimum(multilingual):
 
 
 @pytest.mark.parametrize(
-    "write, match",
+    "write, error, match",
     [
-        (None, r"cannot read the vocab file .*No such file"),
-        (b"'<pad>_'\n'\xff'\n", r"vocab is not UTF-8 text: line 2 holds the byte 0xff at byte offset 1; convert"),
-        (b"\n\n", r"has no subtokens"),
-        ("'<pad>_'\n'<EOS>_'\n'ab_'\n".encode(), r"malformed: .* not subtokens on their own"),
+        (None, FileNotFoundError, r"vocab: the vocab file '.*vocab' does not exist; pass a file written by"),
+        ("folder", ValueError, r"cannot read the vocab file .*Is a directory"),
+        (
+            b"'<pad>_'\n'\xff'\n",
+            ValueError,
+            r"vocab is not UTF-8 text: line 2 holds the byte 0xff at byte offset 1; convert",
+        ),
+        (b"\n\n", ValueError, r"has no subtokens"),
+        ("'<pad>_'\n'<EOS>_'\n'ab_'\n".encode(), ValueError, r"malformed: .* not subtokens on their own"),
     ],
 )
-def test_bad_vocab_files(tmp_path, write, match):
+def test_bad_vocab_files(tmp_path, write, error, match):
     path = tmp_path / "vocab"
-    if write is not None:
+    if write == "folder":
+        path.mkdir()
+    elif write is not None:
         path.write_bytes(write)
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(error, match=match):
         twp.SubwordTextEncoder.load_from_file(path)
 
 

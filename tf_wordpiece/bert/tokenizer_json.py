@@ -13,6 +13,7 @@ from tf_wordpiece.bert.post_processors import SEQUENCES, TemplateProcessing
 from tf_wordpiece.bert.recipes import HfRecipe
 from tf_wordpiece.files import write_text_atomically
 from tf_wordpiece.messages import quoted_path
+from tf_wordpiece.vocab_text import read_tokenizer_json
 
 _ADDED_TOKEN_FLAGS = ("special", "normalized", "lstrip", "rstrip", "single_word")
 
@@ -30,15 +31,7 @@ def bert_kwargs_from_tokenizer_json(path: str | os.PathLike) -> dict:
     """
     path = os.fspath(path)
     shown = quoted_path(path)
-    try:
-        with open(path, encoding="utf-8") as f:
-            spec = json.load(f)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"path: tokenizer.json {shown} does not exist") from None
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
-        raise ValueError(f"path: {shown} is not a valid JSON tokenizer file: {e}") from None
-    if not isinstance(spec, dict) or not isinstance(spec.get("model"), dict):
-        raise ValueError(f"path: {shown} has no 'model' object; is it a tokenizers tokenizer.json?")
+    spec = read_tokenizer_json(path)  # the file as a JSON object with a model, checked without TensorFlow
     fields = _Fields(path)
 
     model = spec["model"]

@@ -21,7 +21,7 @@ from tf_wordpiece.export.module import TutorialTokenizer
 from tf_wordpiece.export.saving import save_atomically, save_model
 from tf_wordpiece.learning.from_text import count_and_learn
 from tf_wordpiece.learning.word_counts import tfds_load_error
-from tf_wordpiece.messages import not_utf8_message
+from tf_wordpiece.messages import not_utf8_message, quoted_path
 from tf_wordpiece.progress import progress_bar, timed_step
 
 __all__ = [
@@ -50,7 +50,11 @@ TSV_HEADER = ("pt", "en")  # a first line that names the columns, as the embedde
 
 
 def read_tsv_pairs(lines: Iterable[str], *, source: str) -> list[tuple[str, str]]:
-    """(pt, en) pairs of `pt<TAB>en` lines; blank lines and a header first line `pt<TAB>en` (any case) are skipped."""
+    """(pt, en) pairs of `pt<TAB>en` lines; blank lines and a header first line `pt<TAB>en` (any case) are skipped.
+
+    >>> read_tsv_pairs(["pt\\ten", "olá\\thello", "", "pt\\ten"], source="pairs.tsv")  # only the first line is a header
+    [('olá', 'hello'), ('pt', 'en')]
+    """
     pairs = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -65,13 +69,16 @@ def read_tsv_pairs(lines: Iterable[str], *, source: str) -> list[tuple[str, str]
 
 
 def tsv_file_pairs(paths: Sequence[str]) -> list[tuple[str, str]]:
-    """The (pt, en) pairs of pt<TAB>en files (UTF-8); a ValueError names `paths`."""
+    """The (pt, en) pairs of pt<TAB>en files (UTF-8, a byte order mark ignored; each file's header line skipped,
+    as `read_tsv_pairs` says); a FileNotFoundError or ValueError names `paths`."""
     pairs = []
     for path in paths:
         try:
             data = pathlib.Path(path).read_bytes()
+        except FileNotFoundError:
+            raise FileNotFoundError(f"paths: {quoted_path(path)} does not exist; check the path") from None
         except OSError as e:
-            raise ValueError(f"paths: cannot read {path!r}: {e.strerror}") from None
+            raise ValueError(f"paths: cannot read {quoted_path(path)}: {e.strerror}") from None
         pairs += read_tsv_pairs(_utf8_text(data, path).splitlines(), source=path)
     if not pairs:
         raise ValueError(f"paths: no pt<TAB>en pairs in {list(paths)}")
@@ -79,8 +86,9 @@ def tsv_file_pairs(paths: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def _utf8_text(data: bytes, path: str) -> str:
+    """The file's text; a UTF-8 byte order mark (spreadsheets save TSV files with one) is not part of the first pair."""
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         offset = e.start - (data.rfind(b"\n", 0, e.start) + 1)
@@ -228,7 +236,8 @@ def export_to(
     """
     if not pairs:
         raise ValueError("pairs: no (pt, en) sentence pairs; give at least one")
-    if (layout.tflite or layout.tfjs) and not capabilities(core).runs_without_string_ops:
+    portable = capabilities(core).runs_without_string_ops  # an unknown core is a ValueError here, before any work
+    if (layout.tflite or layout.tfjs) and not portable:
         raise ValueError(
             f"core: {core!r} has no bytes signature for TFLite's builtin ops and TF.js; use "
             f"core={cores_that(runs_without_string_ops=True)[0]!r}"
@@ -236,7 +245,7 @@ def export_to(
     summary: dict = {"pairs": len(pairs)}
     start = time.perf_counter()
     vocabs = {}
-    for index, language in enumerate(progress_bar(LANGUAGES, desc="learning vocabularies")):
+    for index, language in enumerate(progress_bar(LANGUAGES, desc="learning vocabularies", unit=" languages")):
         vocabs[language] = learn_vocab([pair[index] for pair in pairs], vocab_size=vocab_size)
         summary[f"{language}_vocab_size"] = len(vocabs[language])
     summary["learn_seconds"] = time.perf_counter() - start

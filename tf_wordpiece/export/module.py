@@ -20,6 +20,7 @@ from tf_wordpiece.bert.packing import FixedLengthTemplate
 from tf_wordpiece.bert.post_processors import Segment
 from tf_wordpiece.bert_tokenizer.tokenizer import BertTokenizer
 from tf_wordpiece.cores import cores_that
+from tf_wordpiece.messages import errors_in_names
 from tf_wordpiece.shapes import map_over_strings, merge_words, wrap_flat_rows, wrap_rows
 from tf_wordpiece.vocab import read_vocab_file, write_vocab_file
 
@@ -94,12 +95,14 @@ class TutorialTokenizer(Tokenizer, Detokenizer):
             raise ValueError(
                 "vocab_file: a list of tokens needs the path of the vocab.txt to write them to, the SavedModel's asset"
             )
-        tokens = read_vocab_file(vocab_path) if from_file else vocab_path
+        with errors_in_names({"vocab": "vocab_path"}):  # the vocab reader's and BertTokenizer's name for it
+            tokens = read_vocab_file(vocab_path) if from_file else vocab_path
         where = f"vocab file {os.fspath(vocab_path)!r}" if from_file else "vocabulary"
         absent = [t for t in reserved_tokens if t not in set(tokens)]
         if absent:
             raise ValueError(f"reserved_tokens: {absent} not in the {where}; add them")
-        self.tokenizer = BertTokenizer(tokens, **tokenizer_params)
+        with errors_in_names({"vocab": "vocab_path"}):
+            self.tokenizer = BertTokenizer(tokens, **tokenizer_params)
         if not from_file:
             write_vocab_file(vocab_file, self.tokenizer.vocab.tokens, overwrite=False, what="vocab_file")
         self._vocab_path = tf.saved_model.Asset(os.fspath(vocab_path if from_file else vocab_file))

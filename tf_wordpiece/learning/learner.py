@@ -270,7 +270,7 @@ def _search_threshold(
 ) -> list[str]:
     """tensorflow_text's binary search on the count threshold, as a loop."""
     slack = max(params.slack_ratio * vocab_size, 0)
-    bar = progress_bar(desc="threshold search", unit="step", disable=not progress, leave=False)
+    bar = progress_bar(desc="threshold search", unit=" steps", disable=not progress, leave=False)
     with bar:
         while True:
             thresh = (upper + lower) // 2

@@ -136,11 +136,16 @@ def parse_tfds_vocab(text: str, *, source: str) -> list[str]:
 def read_vocab_file(path: str | os.PathLike, compat: str | None) -> tuple[str, list[str]]:
     """(compat, subtokens) of a vocabulary file; tfds's header line means compat "tfds", else "t2t".
 
-    `compat` None takes the file's format; a mode that disagrees with the file is a ValueError.
+    `compat` None takes the file's format; a mode that disagrees with the file is a ValueError. A missing
+    file is a FileNotFoundError.
     """
     path = os.fspath(path)
     try:
         data = pathlib.Path(path).read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            f"vocab: the vocab file '{shown_path(path)}' does not exist; pass a file written by store_to_file"
+        ) from None
     except OSError as e:
         raise ValueError(
             f"vocab: cannot read the vocab file '{shown_path(path)}' ({e.strerror}); pass a file written by "
