@@ -123,15 +123,138 @@ def _composer() -> Composer:
 
 def _normalize_flat(strings: tf.Tensor, *, form: str) -> tf.Tensor:
     """string [n] -> [n]: the strings that pass the quick check as they are (ASCII-lowered for case
-    folding), the others through `_normalize_chain`."""
+    folding), the others through `_normalize_failing`."""
     quick = tf.strings.regex_full_match(strings, _quick_check(form))
     out = tf.strings.lower(strings) if form == "NFKC_CASEFOLD" else strings  # ASCII bytes only
     rest = tf.reshape(tf.where(~quick), [-1, 1])
     return tf.cond(
         tf.size(rest) > 0,
-        lambda: tf.tensor_scatter_nd_update(out, rest, _normalize_chain(tf.gather_nd(strings, rest), form=form)),
+        lambda: tf.tensor_scatter_nd_update(out, rest, _normalize_failing(tf.gather_nd(out, rest), form)),
         lambda: out,
     )
+
+
+# Wraps each run that may change: never in UTF-8, so a string holding it is invalid and takes the chain whole.
+_MARK = b"\xff"
+# Tags a run that changes only if its marks are out of canonical order (never in UTF-8 either).
+_SORTED_MARK = b"\xfe"
+# The strings that the decoder reads as valid UTF-8 (RE2 alone lets an encoded surrogate pass).
+_VALID_UTF8 = r"[\x{0}-\x{d7ff}\x{e000}-\x{10ffff}]*"
+
+
+def _normalize_failing(strings: tf.Tensor, form: str) -> tf.Tensor:
+    """string [f], strings that fail the quick check (A-Z lowered for case folding) -> [f].
+
+    Only the runs `_fail_run_pattern` finds may change, each on its own (a run starts at a normalization
+    boundary): they are cut out by one `regex_replace` and a `split`, normalized (`_normalize_runs`) and joined
+    back with the bytes between them. Strings that are not valid UTF-8 take `_normalize_chain` whole.
+    """
+    deleted = _deleted_pattern(form)
+    if deleted:  # they map to nothing: gone first, they join no run
+        strings = tf.strings.regex_replace(strings, deleted, "")
+    valid = tf.strings.regex_full_match(strings, _VALID_UTF8)
+    # A run that may change, then _SORTED_MARK; or _SORTED_MARK, then one that changes only if its marks are
+    # out of order: each between two _MARKs.
+    marked = tf.strings.regex_replace(strings, _fail_run_pattern(form), _MARK + b"\\1" + _SORTED_MARK + b"\\2" + _MARK)
+    pieces = tf.strings.split(marked, sep=_MARK)  # [f, (2 runs + 1)]: bytes kept, a run, bytes kept, ...
+    values, row_splits = pieces.flat_values, pieces.row_splits
+    rows = pieces.value_rowids()
+    is_run = tf.math.floormod(tf.range(tf.size(values, out_type=tf.int64)) - tf.gather(row_splits, rows), 2) == 1
+    runs_at = tf.where(is_run & tf.gather(valid, rows))
+    invalid_at = tf.where(~valid)
+    tagged = tf.gather_nd(values, runs_at)
+    marks_only = tf.strings.substr(tagged, 0, 1) == _SORTED_MARK
+    runs = tf.strings.substr(tagged, tf.cast(marks_only, tf.int32), tf.strings.length(tagged) - 1)
+    runs, whole = _normalize_runs(runs, marks_only, tf.gather_nd(strings, invalid_at), form)
+    joined = tf.strings.unsorted_segment_join(
+        tf.tensor_scatter_nd_update(values, runs_at, runs), rows, tf.size(strings)
+    )
+    return tf.tensor_scatter_nd_update(joined, invalid_at, whole)
+
+
+def _normalize_runs(runs: tf.Tensor, marks_only: tf.Tensor, whole: tf.Tensor, form: str) -> tuple:
+    """(runs [r], bool [r] whether a run is a starter and marks that only canonical order may change, whole
+    strings [w]) -> each normalized: a run of one code point by `_single_code_points`' table, a run of marks
+    already in canonical order as it is, the others (and the whole strings) by `_normalize_chain`, in one call
+    where there are any."""
+    chars = tf.strings.unicode_decode(runs, "UTF-8")
+    code_points, run_of = chars.flat_values, chars.value_rowids()
+    first = tf.gather(code_points, chars.row_splits[:-1])
+    table_rows, outputs = _single_code_points(form)
+    row = table_rows(first)
+    singles = tf.where(row == 0, runs, tf.gather(outputs, row))
+    ccc = _combining_classes()(code_points)
+    descending = (ccc[:-1] > ccc[1:]) & (run_of[:-1] == run_of[1:])  # at each code point after the first
+    out_of_order = tf.math.unsorted_segment_max(tf.cast(descending, tf.int32), run_of[1:], tf.size(runs)) > 0
+    longer_at = tf.where((chars.row_lengths() > 1) & ~(marks_only & ~out_of_order))
+    chained = tf.concat([tf.gather_nd(runs, longer_at), whole], 0)
+    normalized = tf.cond(tf.size(chained) > 0, lambda: _normalize_chain(chained, form=form), lambda: chained)
+    longer = tf.size(longer_at)
+    return tf.tensor_scatter_nd_update(singles, longer_at, normalized[:longer]), normalized[longer:]
+
+
+@functools.cache  # one lookup for all forms
+def _combining_classes() -> ut.CodePointLookup:
+    with tf.init_scope():  # eager constants, even when built inside a tf.function
+        return ut.CodePointLookup(composition.combining_data()[0])
+
+
+@functools.cache  # one pattern per form
+def _deleted_pattern(form: str) -> str:
+    """An RE2 pattern of the code points `form` maps to nothing (case folding's default ignorables), "" for none."""
+    deleted = np.zeros(ut.NUM_CODE_POINTS, bool)
+    deleted[[c for c, out in _code_point_map(_STEPS[form][0]).items() if not out]] = True
+    return f"{ut.regex_class(deleted)}+" if deleted.any() else ""
+
+
+@functools.cache  # one table per form
+def _single_code_points(form: str) -> tuple[ut.CodePointLookup, tf.Tensor]:
+    """(each code point's row, the UTF-8 strings of the rows): `form` of each code point on its own, row 0
+    for those it keeps (their row holds an empty string)."""
+    table, compose = _STEPS[form]
+    mapping = _code_point_map(table)
+    ccc, _, _ = composition.combining_data()
+    pairs = composition.composite_pairs() if compose else {}
+    rows = np.zeros(ut.NUM_CODE_POINTS, np.int32)
+    outputs = [b""]
+    for c in sorted(mapping):
+        out = normalize_code_points(mapping[c], ccc, pairs)
+        if out != (c,):
+            rows[c] = len(outputs)
+            outputs.append("".join(map(chr, out)).encode("utf-8"))
+    with tf.init_scope():  # eager constants, even when built inside a tf.function
+        return ut.CodePointLookup(rows), tf.constant(outputs)
+
+
+@functools.cache
+def _code_point_map(table: str) -> dict[int, tuple[int, ...]]:
+    return ut.code_point_map(ut.peer_tables()["tf_text"][table])
+
+
+def normalize_code_points(code_points, ccc: np.ndarray, pairs: dict) -> tuple[int, ...]:
+    """Decomposed code points -> in canonical order, then composed by `pairs` ((first, second) -> composite;
+    none for the D forms), as UAX #15 does it: in Python, for the tables of a few code points."""
+    ordered = list(code_points)
+    for i in range(1, len(ordered)):  # insertion sort of each run of marks, stable
+        j = i
+        while j > 0 and ccc[ordered[j]] > 0 and ccc[ordered[j - 1]] > ccc[ordered[j]]:
+            ordered[j - 1], ordered[j] = ordered[j], ordered[j - 1]
+            j -= 1
+    out: list[int] = []
+    starter, last = None, None  # the last starter's index in out; the class of the last code point after it
+    for c in ordered:
+        cc = int(ccc[c])
+        unblocked = starter is not None and (last is None or last < cc)
+        composite = pairs.get((out[starter], c)) if unblocked else None
+        if composite is not None:
+            out[starter] = composite
+        elif cc == 0:
+            starter, last = len(out), None
+            out.append(c)
+        else:
+            last = cc
+            out.append(c)
+    return tuple(out)
 
 
 @functools.cache  # one pattern per form
@@ -142,17 +265,23 @@ def _quick_check(form: str) -> str:
     return f"(?:{'|'.join(pieces)})*"
 
 
-def _quick_check_pieces(form: str) -> list[tuple[np.ndarray, ...]]:
-    """The pieces of a string that `form` keeps, each one or two code points, a bool [NUM_CODE_POINTS] class each.
+@functools.cache  # one set of classes per form
+def _run_classes(form: str) -> dict[str, np.ndarray]:
+    """bool [NUM_CODE_POINTS] classes of `form`'s runs (a boundary, then the code points up to the next one).
 
-    ICU's quick check without runs of marks: a kept starter; a kept mark after a kept starter whose canonical
-    decomposition ends in a starter (nothing reorders); for the C forms, a kept code point that composes with
-    some code points before it, after such a starter that is the first of no composite pair. Kept: mapped to
-    itself (for the C forms by the form's composed table; case folding's decomposed table must equal NFKD's).
+    boundary: nothing before the code point reorders or composes with anything from it on (its mapping starts
+      with a starter, that, for the C forms, combines with nothing before it).
+    kept: mapped to itself (for the C forms by the form's composed table; case folding's decomposed table must
+      equal NFKD's); starter: a kept boundary; before_mark: a starter whose canonical decomposition ends in a
+      starter (a mark after it stays where it is); first: the first of some composite pair (C forms);
+    mark: a kept mark that composes with nothing; composes: a kept code point that composes with some code
+      point before it (C forms).
     """
     tables = ut.peer_tables()["tf_text"]
     table, compose = _STEPS[form]
     ccc, first, second = composition.combining_data()
+    if not compose:
+        first, second = np.zeros_like(first), np.zeros_like(second)
     changed = set(tables["nfc" if form == "NFC" else "nfkc"] if compose else tables[table])
     if form == "NFKC_CASEFOLD":
         nfkd = tables["nfkd"]
@@ -162,12 +291,80 @@ def _quick_check_pieces(form: str) -> list[tuple[np.ndarray, ...]]:
     kept[0xD800:0xE000] = False  # surrogates: not UTF-8 (and ut.INVALID_UTF8)
     if form == "NFKC_CASEFOLD":
         kept[ord("A") : ord("Z") + 1] = True
-    composes = second if compose else np.zeros(ut.NUM_CODE_POINTS, bool)
-    starter = kept & (ccc == 0) & ~composes
+    leading = np.arange(ut.NUM_CODE_POINTS)
+    deleted = [int(c) for c, full in tables[table].items() if not full]
+    for c, full in tables[table].items():
+        leading[int(c)] = full[0] if full else 0
+    boundary = (ccc[leading] == 0) & ~second[leading] & _valid()
+    boundary[deleted] = False  # gone, it lets what is before and after it compose
+    starter = kept & (ccc == 0) & ~second
     before_mark = starter.copy()
     before_mark[[int(c) for c, full in tables["nfd"].items() if ccc[full[-1]] > 0]] = False
-    pieces = [(starter,), (before_mark, kept & (ccc > 0) & ~composes)]
-    return pieces + [(before_mark & ~first, kept & composes)] if compose else pieces
+    return dict(
+        boundary=boundary,
+        kept=kept,
+        starter=starter,
+        before_mark=before_mark,
+        first=first,
+        mark=kept & (ccc > 0) & ~second,
+        composes=kept & second,
+    )
+
+
+def _quick_check_pieces(form: str) -> list[tuple[np.ndarray, ...]]:
+    """The pieces of a string that `form` keeps, each one or two code points, a bool [NUM_CODE_POINTS] class each.
+
+    ICU's quick check without runs of marks: a kept starter; a kept mark after a kept starter whose canonical
+    decomposition ends in a starter (nothing reorders); for the C forms, a kept code point that composes with
+    some code points before it, after such a starter that is the first of no composite pair.
+    """
+    c = _run_classes(form)
+    pieces = [(c["starter"],), (c["before_mark"], c["mark"])]
+    return pieces + [(c["before_mark"] & ~c["first"], c["composes"])] if _STEPS[form][1] else pieces
+
+
+@functools.cache  # one pattern per form
+def _fail_run_pattern(form: str) -> str:
+    """An RE2 pattern of the runs (a boundary and the code points up to the next one) that may change:
+    group 1, those that may change; group 2, a starter and kept marks that only canonical order may change.
+
+    A run is kept when it is a kept starter alone, or one after which nothing reorders (`before_mark`)
+    followed by kept marks in canonical order that compose with nothing (for the C forms: with nothing
+    before them where the starter is the first of some pair, else any kept marks, or a single kept starter
+    that composes backward). Each alternative starts at a boundary (or the string's start) and ends with
+    `N*`, which takes the run to its end, so a match is a whole run: where none matches, RE2 moves on within
+    the run, where no alternative can start. The order of marks is left to `_normalize_runs` (as a pattern,
+    each class before each lower one, it outgrows RE2's DFA).
+    """
+    c = _run_classes(form)
+    ccc, _, _ = composition.combining_data()
+    inner = ~c["boundary"] & _valid()  # N: the rest of a run
+    after_first, marks = c["mark"], c["kept"] & (ccc > 0)  # kept marks after a first of some pair, after others
+    joins = c["composes"] & (ccc == 0)  # kept starters that compose backward: alone after a starter
+    bm, first, n = c["before_mark"], c["first"], _classes(inner)
+    alternatives = [
+        f"^{n}",  # code points before any boundary
+        _classes(c["boundary"] & ~c["starter"]),  # a boundary that changes
+        _classes(c["starter"] & ~bm, inner),  # a mark that may move before the starter's last code point
+        _classes(bm & first) + f"{n}*" + _classes(inner & ~after_first),
+        _classes(bm & ~first) + f"{n}*" + _classes(inner & ~marks & ~joins),
+        _classes(bm & ~first) + f"(?:{n}+{_classes(joins)}|{_classes(joins)}{n})",
+    ]
+    changing = "|".join(a for a in alternatives if "[]" not in a)
+    return f"((?:{changing}){n}*)|({_classes(bm)}{n}{n}+)"
+
+
+def _classes(*masks: np.ndarray) -> str:
+    """RE2 classes of bool [NUM_CODE_POINTS] masks one after another; "[]" where one is empty (no match)."""
+    return "".join(ut.regex_class(mask) if mask.any() else "[]" for mask in masks)
+
+
+@functools.cache
+def _valid() -> np.ndarray:
+    """bool [NUM_CODE_POINTS]: the code points UTF-8 can hold (all but the surrogates)."""
+    valid = np.ones(ut.NUM_CODE_POINTS, bool)
+    valid[0xD800:0xE000] = False
+    return valid
 
 
 def _normalize_chain(strings: tf.Tensor, *, form: str) -> tf.Tensor:
