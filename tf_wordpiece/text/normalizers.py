@@ -136,8 +136,6 @@ def _normalize_flat(strings: tf.Tensor, *, form: str) -> tf.Tensor:
 
 # Wraps each run that may change: never in UTF-8, so a string holding it is invalid and takes the chain whole.
 _MARK = b"\xff"
-# Tags a run that changes only if its marks are out of canonical order (never in UTF-8 either).
-_SORTED_MARK = b"\xfe"
 # The strings that the decoder reads as valid UTF-8 (RE2 alone lets an encoded surrogate pass).
 _VALID_UTF8 = r"[\x{0}-\x{d7ff}\x{e000}-\x{10ffff}]*"
 
@@ -153,50 +151,66 @@ def _normalize_failing(strings: tf.Tensor, form: str) -> tf.Tensor:
     if deleted:  # they map to nothing: gone first, they join no run
         strings = tf.strings.regex_replace(strings, deleted, "")
     valid = tf.strings.regex_full_match(strings, _VALID_UTF8)
-    # A run that may change, then _SORTED_MARK; or _SORTED_MARK, then one that changes only if its marks are
-    # out of order: each between two _MARKs.
-    marked = tf.strings.regex_replace(strings, _fail_run_pattern(form), _MARK + b"\\1" + _SORTED_MARK + b"\\2" + _MARK)
+    marked = tf.strings.regex_replace(strings, _fail_run_pattern(form), _MARK + b"\\0" + _MARK)
     pieces = tf.strings.split(marked, sep=_MARK)  # [f, (2 runs + 1)]: bytes kept, a run, bytes kept, ...
     values, row_splits = pieces.flat_values, pieces.row_splits
     rows = pieces.value_rowids()
     is_run = tf.math.floormod(tf.range(tf.size(values, out_type=tf.int64)) - tf.gather(row_splits, rows), 2) == 1
     runs_at = tf.where(is_run & tf.gather(valid, rows))
     invalid_at = tf.where(~valid)
-    tagged = tf.gather_nd(values, runs_at)
-    marks_only = tf.strings.substr(tagged, 0, 1) == _SORTED_MARK
-    runs = tf.strings.substr(tagged, tf.cast(marks_only, tf.int32), tf.strings.length(tagged) - 1)
-    runs, whole = _normalize_runs(runs, marks_only, tf.gather_nd(strings, invalid_at), form)
+    runs, whole = _normalize_runs(tf.gather_nd(values, runs_at), tf.gather_nd(strings, invalid_at), form)
     joined = tf.strings.unsorted_segment_join(
         tf.tensor_scatter_nd_update(values, runs_at, runs), rows, tf.size(strings)
     )
     return tf.tensor_scatter_nd_update(joined, invalid_at, whole)
 
 
-def _normalize_runs(runs: tf.Tensor, marks_only: tf.Tensor, whole: tf.Tensor, form: str) -> tuple:
-    """(runs [r], bool [r] whether a run is a starter and marks that only canonical order may change, whole
-    strings [w]) -> each normalized: a run of one code point by `_single_code_points`' table, a run of marks
-    already in canonical order as it is, the others (and the whole strings) by `_normalize_chain`, in one call
-    where there are any."""
+def _normalize_runs(runs: tf.Tensor, whole: tf.Tensor, form: str) -> tuple[tf.Tensor, tf.Tensor]:
+    """(runs [r], whole strings [w]) -> each normalized: a run of one code point by `_single_code_points`'
+    table, a starter with the kept marks it allows in canonical order (`_mark_codes`) as it is, the others
+    (and the whole strings) by `_normalize_chain`, in one call where there are any."""
     chars = tf.strings.unicode_decode(runs, "UTF-8")
-    code_points, run_of = chars.flat_values, chars.value_rowids()
-    first = tf.gather(code_points, chars.row_splits[:-1])
+    code_points, run_of, run_starts = chars.flat_values, chars.value_rowids(), chars.row_splits[:-1]
     table_rows, outputs = _single_code_points(form)
-    row = table_rows(first)
+    row = table_rows(tf.gather(code_points, run_starts))
     singles = tf.where(row == 0, runs, tf.gather(outputs, row))
-    ccc = _combining_classes()(code_points)
-    descending = (ccc[:-1] > ccc[1:]) & (run_of[:-1] == run_of[1:])  # at each code point after the first
-    out_of_order = tf.math.unsorted_segment_max(tf.cast(descending, tf.int32), run_of[1:], tf.size(runs)) > 0
-    longer_at = tf.where((chars.row_lengths() > 1) & ~(marks_only & ~out_of_order))
+    code = _mark_codes(form)(code_points)
+    starter_code = tf.gather(code, run_starts)
+    allows = tf.where(_has(starter_code, _AFTER_FIRST_ONLY), _MARK_AFTER_FIRST, _KEPT_MARK)
+    ccc, allowed = tf.math.floormod(code, 256), _has(code, tf.gather(allows, run_of))
+    wrong = (ccc[:-1] > ccc[1:]) | ~allowed[1:]  # at each code point after the first
+    wrong &= run_of[:-1] == run_of[1:]
+    changes = tf.math.unsorted_segment_max(tf.cast(wrong, tf.int32), run_of[1:], tf.size(runs)) > 0
+    changes |= ~_has(starter_code, _AFTER_FIRST_ONLY | _ANY_KEPT_MARK)
+    longer_at = tf.where((chars.row_lengths() > 1) & changes)
     chained = tf.concat([tf.gather_nd(runs, longer_at), whole], 0)
     normalized = tf.cond(tf.size(chained) > 0, lambda: _normalize_chain(chained, form=form), lambda: chained)
     longer = tf.size(longer_at)
     return tf.tensor_scatter_nd_update(singles, longer_at, normalized[:longer]), normalized[longer:]
 
 
-@functools.cache  # one lookup for all forms
-def _combining_classes() -> ut.CodePointLookup:
+# The bits of `_mark_codes` above the combining class (bits 0-7). A run stays as it is when its starter has
+# one of the first two and each code point after it, in canonical order, the bit the starter asks for.
+_AFTER_FIRST_ONLY = 256  # nothing reorders after it, the first of some pair: asks for _MARK_AFTER_FIRST
+_ANY_KEPT_MARK = 512  # nothing reorders after it, the first of no pair: asks for _KEPT_MARK
+_MARK_AFTER_FIRST = 1024  # a kept mark that composes with nothing
+_KEPT_MARK = 2048  # a kept mark
+
+
+def _has(code: tf.Tensor, bits) -> tf.Tensor:
+    return tf.bitwise.bitwise_and(code, bits) > 0
+
+
+@functools.cache  # one lookup per form
+def _mark_codes(form: str) -> ut.CodePointLookup:
+    """int32 per code point: its combining class, and the bits above it (`_AFTER_FIRST_ONLY` ...)."""
+    c = _run_classes(form)
+    ccc, _, _ = composition.combining_data()
+    code = ccc.astype(np.int32)
+    code += _AFTER_FIRST_ONLY * (c["before_mark"] & c["first"]) + _ANY_KEPT_MARK * (c["before_mark"] & ~c["first"])
+    code += _MARK_AFTER_FIRST * c["mark"] + _KEPT_MARK * (c["kept"] & (ccc > 0))
     with tf.init_scope():  # eager constants, even when built inside a tf.function
-        return ut.CodePointLookup(composition.combining_data()[0])
+        return ut.CodePointLookup(code)
 
 
 @functools.cache  # one pattern per form
@@ -325,16 +339,16 @@ def _quick_check_pieces(form: str) -> list[tuple[np.ndarray, ...]]:
 
 @functools.cache  # one pattern per form
 def _fail_run_pattern(form: str) -> str:
-    """An RE2 pattern of the runs (a boundary and the code points up to the next one) that may change:
-    group 1, those that may change; group 2, a starter and kept marks that only canonical order may change.
+    """An RE2 pattern of the runs (a boundary and the code points up to the next one) that may change.
 
     A run is kept when it is a kept starter alone, or one after which nothing reorders (`before_mark`)
     followed by kept marks in canonical order that compose with nothing (for the C forms: with nothing
     before them where the starter is the first of some pair, else any kept marks, or a single kept starter
     that composes backward). Each alternative starts at a boundary (or the string's start) and ends with
     `N*`, which takes the run to its end, so a match is a whole run: where none matches, RE2 moves on within
-    the run, where no alternative can start. The order of marks is left to `_normalize_runs` (as a pattern,
-    each class before each lower one, it outgrows RE2's DFA).
+    the run, where no alternative can start. The last alternative, a starter and two or more code points, also
+    takes runs that are kept: `_normalize_runs` keeps them (as a pattern, each class before each lower one, the
+    order of marks outgrows RE2's DFA; capture groups to tell them apart cost more than the rest).
     """
     c = _run_classes(form)
     ccc, _, _ = composition.combining_data()
@@ -351,7 +365,7 @@ def _fail_run_pattern(form: str) -> str:
         _classes(bm & ~first) + f"(?:{n}+{_classes(joins)}|{_classes(joins)}{n})",
     ]
     changing = "|".join(a for a in alternatives if "[]" not in a)
-    return f"((?:{changing}){n}*)|({_classes(bm)}{n}{n}+)"
+    return f"(?:{changing}){n}*|{_classes(bm)}{n}{n}+"
 
 
 def _classes(*masks: np.ndarray) -> str:
