@@ -152,49 +152,52 @@ def _normalize_failing(strings: tf.Tensor, form: str) -> tf.Tensor:
         strings = tf.strings.regex_replace(strings, deleted, "")
     valid = tf.strings.regex_full_match(strings, _VALID_UTF8)
     marked = tf.strings.regex_replace(strings, _fail_run_pattern(form), _MARK + b"\\0" + _MARK)
-    pieces = tf.strings.split(marked, sep=_MARK)  # [f, (2 runs + 1)]: bytes kept, a run, bytes kept, ...
-    values, row_splits = pieces.flat_values, pieces.row_splits
-    rows = pieces.value_rowids()
-    is_run = tf.math.floormod(tf.range(tf.size(values, out_type=tf.int64)) - tf.gather(row_splits, rows), 2) == 1
-    runs_at = tf.where(is_run & tf.gather(valid, rows))
+    # Bytes kept, a run, bytes kept, ... in each string: the raw op's (string, position) indices, not a
+    # RaggedTensor (whose row partition costs a dozen ops more).
+    at, pieces, _ = tf.raw_ops.StringSplitV2(input=marked, sep=_MARK)
+    rows = at[:, 0]
+    runs_at = tf.where((tf.math.floormod(at[:, 1], 2) == 1) & tf.gather(valid, rows))
     invalid_at = tf.where(~valid)
-    runs, whole = _normalize_runs(tf.gather_nd(values, runs_at), tf.gather_nd(strings, invalid_at), form)
+    runs, whole = _normalize_runs(tf.gather_nd(pieces, runs_at), tf.gather_nd(strings, invalid_at), form)
     joined = tf.strings.unsorted_segment_join(
-        tf.tensor_scatter_nd_update(values, runs_at, runs), rows, tf.size(strings)
+        tf.tensor_scatter_nd_update(pieces, runs_at, runs), rows, tf.size(strings)
     )
     return tf.tensor_scatter_nd_update(joined, invalid_at, whole)
 
 
 def _normalize_runs(runs: tf.Tensor, whole: tf.Tensor, form: str) -> tuple[tf.Tensor, tf.Tensor]:
     """(runs [r], whole strings [w]) -> each normalized: a run of one code point by `_single_code_points`'
-    table, a starter with the kept marks it allows in canonical order (`_mark_codes`) as it is, the others
+    table, a starter with the kept marks it allows in canonical order (`_run_codes`) as it is, the others
     (and the whole strings) by `_normalize_chain`, in one call where there are any."""
-    chars = tf.strings.unicode_decode(runs, "UTF-8")
-    code_points, run_of, run_starts = chars.flat_values, chars.value_rowids(), chars.row_splits[:-1]
-    table_rows, outputs = _single_code_points(form)
-    row = table_rows(tf.gather(code_points, run_starts))
-    singles = tf.where(row == 0, runs, tf.gather(outputs, row))
-    code = _mark_codes(form)(code_points)
+    run_splits, code_points = tf.raw_ops.UnicodeDecode(input=runs, input_encoding="UTF-8")
+    run_splits = tf.cast(run_splits, tf.int32)
+    run_starts = run_splits[:-1]
+    run_of = tf.searchsorted(run_splits[1:], tf.range(tf.size(code_points)), side="right")
+    code = _run_codes(form)(code_points)
     starter_code = tf.gather(code, run_starts)
+    outputs = _single_code_points(form)
+    row = starter_code // _ROW
+    singles = tf.where(row == 0, runs, tf.gather(outputs, row))
     allows = tf.where(_has(starter_code, _AFTER_FIRST_ONLY), _MARK_AFTER_FIRST, _KEPT_MARK)
     ccc, allowed = tf.math.floormod(code, 256), _has(code, tf.gather(allows, run_of))
     wrong = (ccc[:-1] > ccc[1:]) | ~allowed[1:]  # at each code point after the first
     wrong &= run_of[:-1] == run_of[1:]
     changes = tf.math.unsorted_segment_max(tf.cast(wrong, tf.int32), run_of[1:], tf.size(runs)) > 0
     changes |= ~_has(starter_code, _AFTER_FIRST_ONLY | _ANY_KEPT_MARK)
-    longer_at = tf.where((chars.row_lengths() > 1) & changes)
+    longer_at = tf.where((run_splits[1:] - run_starts > 1) & changes)
     chained = tf.concat([tf.gather_nd(runs, longer_at), whole], 0)
     normalized = tf.cond(tf.size(chained) > 0, lambda: _normalize_chain(chained, form=form), lambda: chained)
     longer = tf.size(longer_at)
     return tf.tensor_scatter_nd_update(singles, longer_at, normalized[:longer]), normalized[longer:]
 
 
-# The bits of `_mark_codes` above the combining class (bits 0-7). A run stays as it is when its starter has
+# `_run_codes`: bits 0-7 the combining class, then these bits; a run stays as it is when its starter has
 # one of the first two and each code point after it, in canonical order, the bit the starter asks for.
 _AFTER_FIRST_ONLY = 256  # nothing reorders after it, the first of some pair: asks for _MARK_AFTER_FIRST
 _ANY_KEPT_MARK = 512  # nothing reorders after it, the first of no pair: asks for _KEPT_MARK
 _MARK_AFTER_FIRST = 1024  # a kept mark that composes with nothing
 _KEPT_MARK = 2048  # a kept mark
+_ROW = 4096  # and from this bit up, the code point's row in `_single_code_points` (0: `form` keeps it alone)
 
 
 def _has(code: tf.Tensor, bits) -> tf.Tensor:
@@ -202,11 +205,11 @@ def _has(code: tf.Tensor, bits) -> tf.Tensor:
 
 
 @functools.cache  # one lookup per form
-def _mark_codes(form: str) -> ut.CodePointLookup:
-    """int32 per code point: its combining class, and the bits above it (`_AFTER_FIRST_ONLY` ...)."""
+def _run_codes(form: str) -> ut.CodePointLookup:
+    """int32 per code point: its combining class, `_AFTER_FIRST_ONLY` ... bits, and its `_ROW`."""
     c = _run_classes(form)
     ccc, _, _ = composition.combining_data()
-    code = ccc.astype(np.int32)
+    code = ccc.astype(np.int32) + _ROW * _single_code_point_rows(form)[0]
     code += _AFTER_FIRST_ONLY * (c["before_mark"] & c["first"]) + _ANY_KEPT_MARK * (c["before_mark"] & ~c["first"])
     code += _MARK_AFTER_FIRST * c["mark"] + _KEPT_MARK * (c["kept"] & (ccc > 0))
     with tf.init_scope():  # eager constants, even when built inside a tf.function
@@ -222,9 +225,16 @@ def _deleted_pattern(form: str) -> str:
 
 
 @functools.cache  # one table per form
-def _single_code_points(form: str) -> tuple[ut.CodePointLookup, tf.Tensor]:
-    """(each code point's row, the UTF-8 strings of the rows): `form` of each code point on its own, row 0
-    for those it keeps (their row holds an empty string)."""
+def _single_code_points(form: str) -> tf.Tensor:
+    """string [rows]: the UTF-8 of `form` of each code point on its own, at its `_single_code_point_rows` row."""
+    with tf.init_scope():  # an eager constant, even when built inside a tf.function
+        return tf.constant(_single_code_point_rows(form)[1])
+
+
+@functools.cache  # one table per form
+def _single_code_point_rows(form: str) -> tuple[np.ndarray, list[bytes]]:
+    """(int32 [NUM_CODE_POINTS] each code point's row, the UTF-8 of `form` of each row's code point on its own):
+    row 0 (an empty string) for the code points `form` keeps."""
     table, compose = _STEPS[form]
     mapping = _code_point_map(table)
     ccc, _, _ = composition.combining_data()
@@ -236,8 +246,7 @@ def _single_code_points(form: str) -> tuple[ut.CodePointLookup, tf.Tensor]:
         if out != (c,):
             rows[c] = len(outputs)
             outputs.append("".join(map(chr, out)).encode("utf-8"))
-    with tf.init_scope():  # eager constants, even when built inside a tf.function
-        return ut.CodePointLookup(rows), tf.constant(outputs)
+    return rows, outputs
 
 
 @functools.cache
