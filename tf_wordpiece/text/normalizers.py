@@ -144,8 +144,9 @@ def _normalize_failing(strings: tf.Tensor, form: str) -> tf.Tensor:
     """string [f], strings that fail the quick check (A-Z lowered for case folding) -> [f].
 
     Only the runs `_fail_run_pattern` finds may change, each on its own (a run starts at a normalization
-    boundary): they are cut out by one `regex_replace` and a `split`, normalized (`_normalize_runs`) and joined
-    back with the bytes between them. Strings that are not valid UTF-8 take `_normalize_chain` whole.
+    boundary): they are cut out by one `regex_replace` and a `split`, and joined back with the bytes between
+    them. A run of one code point takes `_single_code_points`' table; longer ones, and strings that are not
+    valid UTF-8, are left to `_with_longer_runs`, in a branch of its own (most batches have none).
     """
     deleted = _deleted_pattern(form)
     if deleted:  # they map to nothing: gone first, they join no run
@@ -155,40 +156,60 @@ def _normalize_failing(strings: tf.Tensor, form: str) -> tf.Tensor:
     # Bytes kept, a run, bytes kept, ... in each string: the raw op's (string, position) indices, not a
     # RaggedTensor (whose row partition costs a dozen ops more).
     at, pieces, _ = tf.raw_ops.StringSplitV2(input=marked, sep=_MARK)
-    rows = at[:, 0]
-    runs_at = tf.where((tf.math.floormod(at[:, 1], 2) == 1) & tf.gather(valid, rows))
-    invalid_at = tf.where(~valid)
-    runs, whole = _normalize_runs(tf.gather_nd(pieces, runs_at), tf.gather_nd(strings, invalid_at), form)
-    joined = tf.strings.unsorted_segment_join(
-        tf.tensor_scatter_nd_update(pieces, runs_at, runs), rows, tf.size(strings)
+    runs_at = tf.where((tf.math.floormod(at[:, 1], 2) == 1) & tf.gather(valid, at[:, 0]))  # a \xff splits too
+    runs = _Runs(tf.gather_nd(pieces, runs_at), form)
+    singles = runs.singles()
+
+    def join(normalized_runs):
+        return tf.strings.unsorted_segment_join(
+            tf.tensor_scatter_nd_update(pieces, runs_at, normalized_runs), at[:, 0], tf.size(strings)
+        )
+
+    return tf.cond(
+        tf.reduce_any(runs.lengths > 1) | ~tf.reduce_all(valid),
+        lambda: _with_longer_runs(strings, valid, runs, singles, join, form),
+        lambda: join(singles),
     )
-    return tf.tensor_scatter_nd_update(joined, invalid_at, whole)
 
 
-def _normalize_runs(runs: tf.Tensor, whole: tf.Tensor, form: str) -> tuple[tf.Tensor, tf.Tensor]:
-    """(runs [r], whole strings [w]) -> each normalized: a run of one code point by `_single_code_points`'
-    table, a starter with the kept marks it allows in canonical order (`_run_codes`) as it is, the others
-    (and the whole strings) by `_normalize_chain`, in one call where there are any."""
-    run_splits, code_points = tf.raw_ops.UnicodeDecode(input=runs, input_encoding="UTF-8")
-    run_splits = tf.cast(run_splits, tf.int32)
-    run_starts = run_splits[:-1]
-    run_of = tf.searchsorted(run_splits[1:], tf.range(tf.size(code_points)), side="right")
-    code = _run_codes(form)(code_points)
-    starter_code = tf.gather(code, run_starts)
-    outputs = _single_code_points(form)
-    row = starter_code // _ROW
-    singles = tf.where(row == 0, runs, tf.gather(outputs, row))
-    allows = tf.where(_has(starter_code, _AFTER_FIRST_ONLY), _MARK_AFTER_FIRST, _KEPT_MARK)
-    ccc, allowed = tf.math.floormod(code, 256), _has(code, tf.gather(allows, run_of))
-    wrong = (ccc[:-1] > ccc[1:]) | ~allowed[1:]  # at each code point after the first
-    wrong &= run_of[:-1] == run_of[1:]
-    changes = tf.math.unsorted_segment_max(tf.cast(wrong, tf.int32), run_of[1:], tf.size(runs)) > 0
-    changes |= ~_has(starter_code, _AFTER_FIRST_ONLY | _ANY_KEPT_MARK)
-    longer_at = tf.where((run_splits[1:] - run_starts > 1) & changes)
-    chained = tf.concat([tf.gather_nd(runs, longer_at), whole], 0)
+class _Runs:
+    """Runs [r] cut out of strings, decoded: each code point's `_run_codes`."""
+
+    def __init__(self, runs: tf.Tensor, form: str):
+        self.runs, self.form = runs, form
+        splits, code_points = tf.raw_ops.UnicodeDecode(input=runs, input_encoding="UTF-8")
+        self.splits = tf.cast(splits, tf.int32)
+        self.lengths = self.splits[1:] - self.splits[:-1]
+        self.code = _run_codes(form)(code_points)
+        self.starter_code = tf.gather(self.code, self.splits[:-1])
+
+    def singles(self) -> tf.Tensor:
+        """string [r]: each run normalized as if it were its first code point alone."""
+        row = self.starter_code // _ROW
+        return tf.where(row == 0, self.runs, tf.gather(_single_code_points(self.form), row))
+
+    def changing(self) -> tf.Tensor:
+        """bool [r]: whether a run may change, other than a starter with the kept marks it allows in canonical
+        order (see `_run_codes`)."""
+        run_of = tf.searchsorted(self.splits[1:], tf.range(tf.size(self.code)), side="right")
+        allows = tf.where(_has(self.starter_code, _AFTER_FIRST_ONLY), _MARK_AFTER_FIRST, _KEPT_MARK)
+        ccc, allowed = tf.math.floormod(self.code, 256), _has(self.code, tf.gather(allows, run_of))
+        wrong = (ccc[:-1] > ccc[1:]) | ~allowed[1:]  # at each code point after the first
+        wrong &= run_of[:-1] == run_of[1:]
+        changes = tf.math.unsorted_segment_max(tf.cast(wrong, tf.int32), run_of[1:], tf.size(self.runs)) > 0
+        return changes | ~_has(self.starter_code, _AFTER_FIRST_ONLY | _ANY_KEPT_MARK)
+
+
+def _with_longer_runs(strings, valid, runs: _Runs, singles, join, form: str) -> tf.Tensor:
+    """`_normalize_failing`'s result where some runs are longer than a code point or some strings are not
+    valid UTF-8: the runs that may change and those strings through one `_normalize_chain`."""
+    longer_at = tf.where((runs.lengths > 1) & runs.changing())
+    invalid_at = tf.where(~valid)
+    chained = tf.concat([tf.gather_nd(runs.runs, longer_at), tf.gather_nd(strings, invalid_at)], 0)
     normalized = tf.cond(tf.size(chained) > 0, lambda: _normalize_chain(chained, form=form), lambda: chained)
     longer = tf.size(longer_at)
-    return tf.tensor_scatter_nd_update(singles, longer_at, normalized[:longer]), normalized[longer:]
+    joined = join(tf.tensor_scatter_nd_update(singles, longer_at, normalized[:longer]))
+    return tf.tensor_scatter_nd_update(joined, invalid_at, normalized[longer:])
 
 
 # `_run_codes`: bits 0-7 the combining class, then these bits; a run stays as it is when its starter has
