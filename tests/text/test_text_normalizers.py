@@ -195,3 +195,16 @@ def test_runs_cut_out_of_failing_strings_are_what_the_chain_gives(form):
         assert quick == tf_text.normalize_utf8(batch, form).numpy().tolist()
     else:
         assert quick == tf_text.case_fold_utf8(batch).numpy().tolist()
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFD", "NFKC", "NFKD", "NFKC_CASEFOLD"])
+def test_each_code_point_alone_is_what_the_chain_gives(form):
+    """The table of runs of one code point (built in Python) against the chain, for every code point in it and
+    every one that starts a run the form may change, each alone and after an "a"."""
+    classes = normalizers._run_classes(form)
+    code_points = np.flatnonzero(
+        (classes["boundary"] & ~classes["starter"]) | normalizers._single_code_point_rows(form)[0]
+    )
+    strings = tf.constant([chr(c).encode() for c in code_points] + [b"a" + chr(c).encode() for c in code_points])
+    got = normalizers._normalize_flat(strings, form=form).numpy().tolist()
+    assert got == normalizers._normalize_chain(strings, form=form).numpy().tolist()

@@ -6,7 +6,12 @@ and, for NFC, NFKC and case folding (ICU's NFKC_Casefold), composes. Bytes
 that are not UTF-8 stay as they are, as ICU leaves them in tensorflow_text.
 As ICU's quick check, a string made only of code points that the form keeps
 (and that nothing around them changes) is returned first, by one regular
-expression match; only the others take the chain.
+expression match. In the others only the runs that may change (from one
+normalization boundary to the next) are cut out, by one `regex_replace` that
+wraps them in a byte UTF-8 never holds and a split: a run of one code point
+takes a table of each code point's form on its own, a starter with kept marks
+already in canonical order stays, and only the rest (and strings that are not
+valid UTF-8) take the chain.
 Every function keeps the input's shape (Tensor of any rank, or RaggedTensor).
 
 >>> normalize_utf8(["\\uff2b\\uff21", "e\\u0301"], "NFKC").numpy().tolist()
@@ -263,7 +268,7 @@ def _single_code_point_rows(form: str) -> tuple[np.ndarray, list[bytes]]:
     rows = np.zeros(ut.NUM_CODE_POINTS, np.int32)
     outputs = [b""]
     for c in sorted(mapping):
-        out = normalize_code_points(mapping[c], ccc, pairs)
+        out = _normalize_code_points(mapping[c], ccc, pairs)
         if out != (c,):
             rows[c] = len(outputs)
             outputs.append("".join(map(chr, out)).encode("utf-8"))
@@ -275,7 +280,7 @@ def _code_point_map(table: str) -> dict[int, tuple[int, ...]]:
     return ut.code_point_map(ut.peer_tables()["tf_text"][table])
 
 
-def normalize_code_points(code_points, ccc: np.ndarray, pairs: dict) -> tuple[int, ...]:
+def _normalize_code_points(code_points, ccc: np.ndarray, pairs: dict) -> tuple[int, ...]:
     """Decomposed code points -> in canonical order, then composed by `pairs` ((first, second) -> composite;
     none for the D forms), as UAX #15 does it: in Python, for the tables of a few code points."""
     ordered = list(code_points)
