@@ -175,3 +175,36 @@ def test_bytes_that_are_not_utf8_take_the_chain(form):
     out = normalizers._normalize_flat(tf.constant(strings), form=form).numpy().tolist()
     assert out == normalizers._normalize_chain(tf.constant(strings), form=form).numpy().tolist()
     assert out[0] == b"a\xed\xa0\x80" and out[-1][0] == 0xFF
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFD", "NFKC", "NFKD", "NFKC_CASEFOLD"])
+def test_runs_cut_out_of_failing_strings_are_what_the_chain_gives(form):
+    """Strings the quick check fails are cut into runs, and only runs that may change are normalized (a code
+    point alone by a table): random strings of starters, marks of many classes in and out of order, code points
+    that compose backward, that change or are deleted, and stray bytes give what the chain gives."""
+    pool = "aeouAEOSsKkz.\u00e9\u00c5\u1e9b\u0130\u2126\ufb01\u1100\u1161\u11a8\uac00\uac01\u0bc6\u0bbe\u0b47\u0b3e"
+    pool += "\u0300\u0301\u0308\u0323\u0327\u0345\u031b\u05b0\u05b4\u05bc\u05c1\u064b\u0651\u0650\u0652\u093c\u094d"
+    pool += "\u0f71\u0f72\u0f74\u0f7a\u0f80\u0e38\u0e48\u200b\u00ad\u034f\u3099\u304b\u0915\u0f40\u1e0a\u0344"
+    rng = np.random.default_rng(1)
+    strings = ["".join(rng.choice(list(pool), rng.integers(1, 9))).encode() for _ in range(3000)]
+    strings += [s[:-1] + b"\xff" for s in strings[:200]] + [b"\xed\xa0\x80" + s for s in strings[200:300]]
+    batch = tf.constant(strings)
+    quick = normalizers._normalize_flat(batch, form=form).numpy().tolist()
+    assert quick == normalizers._normalize_chain(batch, form=form).numpy().tolist()
+    if form != "NFKC_CASEFOLD":
+        assert quick == tf_text.normalize_utf8(batch, form).numpy().tolist()
+    else:
+        assert quick == tf_text.case_fold_utf8(batch).numpy().tolist()
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFD", "NFKC", "NFKD", "NFKC_CASEFOLD"])
+def test_each_code_point_alone_is_what_the_chain_gives(form):
+    """The table of runs of one code point (built in Python) against the chain, for every code point in it and
+    every one that starts a run the form may change, each alone and after an "a"."""
+    classes = normalizers._run_classes(form)
+    code_points = np.flatnonzero(
+        (classes["boundary"] & ~classes["starter"]) | normalizers._single_code_point_rows(form)[0]
+    )
+    strings = tf.constant([chr(c).encode() for c in code_points] + [b"a" + chr(c).encode() for c in code_points])
+    got = normalizers._normalize_flat(strings, form=form).numpy().tolist()
+    assert got == normalizers._normalize_chain(strings, form=form).numpy().tolist()

@@ -232,6 +232,11 @@ def combining_data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return ccc, first, second
 
 
+def composite_pairs() -> dict[tuple[int, int], int]:
+    """{(first, second): primary composite}: the pairs canonical composition joins."""
+    return _composition_data()[0]
+
+
 @functools.cache
 def _composition_data() -> tuple[dict, np.ndarray, np.ndarray]:
     """(primary composite pairs {(a, b): composite}, combining class [code points], "may combine

@@ -6,7 +6,12 @@ and, for NFC, NFKC and case folding (ICU's NFKC_Casefold), composes. Bytes
 that are not UTF-8 stay as they are, as ICU leaves them in tensorflow_text.
 As ICU's quick check, a string made only of code points that the form keeps
 (and that nothing around them changes) is returned first, by one regular
-expression match; only the others take the chain.
+expression match. In the others only the runs that may change (from one
+normalization boundary to the next) are cut out, by one `regex_replace` that
+wraps them in a byte UTF-8 never holds and a split: a run of one code point
+takes a table of each code point's form on its own, a starter with kept marks
+already in canonical order stays, and only the rest (and strings that are not
+valid UTF-8) take the chain.
 Every function keeps the input's shape (Tensor of any rank, or RaggedTensor).
 
 >>> normalize_utf8(["\\uff2b\\uff21", "e\\u0301"], "NFKC").numpy().tolist()
@@ -123,15 +128,182 @@ def _composer() -> Composer:
 
 def _normalize_flat(strings: tf.Tensor, *, form: str) -> tf.Tensor:
     """string [n] -> [n]: the strings that pass the quick check as they are (ASCII-lowered for case
-    folding), the others through `_normalize_chain`."""
+    folding), the others through `_normalize_failing`."""
     quick = tf.strings.regex_full_match(strings, _quick_check(form))
     out = tf.strings.lower(strings) if form == "NFKC_CASEFOLD" else strings  # ASCII bytes only
     rest = tf.reshape(tf.where(~quick), [-1, 1])
     return tf.cond(
         tf.size(rest) > 0,
-        lambda: tf.tensor_scatter_nd_update(out, rest, _normalize_chain(tf.gather_nd(strings, rest), form=form)),
+        lambda: tf.tensor_scatter_nd_update(out, rest, _normalize_failing(tf.gather_nd(out, rest), form)),
         lambda: out,
     )
+
+
+# Wraps each run that may change: never in UTF-8, so a string holding it is invalid and takes the chain whole.
+_MARK = b"\xff"
+# The strings that the decoder reads as valid UTF-8 (RE2 alone lets an encoded surrogate pass).
+_VALID_UTF8 = r"[\x{0}-\x{d7ff}\x{e000}-\x{10ffff}]*"
+
+
+def _normalize_failing(strings: tf.Tensor, form: str) -> tf.Tensor:
+    """string [f], strings that fail the quick check (A-Z lowered for case folding) -> [f].
+
+    Only the runs `_fail_run_pattern` finds may change, each on its own (a run starts at a normalization
+    boundary): they are cut out by one `regex_replace` and a `split`, and joined back with the bytes between
+    them. A run of one code point takes `_single_code_points`' table; longer ones, and strings that are not
+    valid UTF-8, are left to `_with_longer_runs`, in a branch of its own (most batches have none).
+    """
+    deleted = _deleted_pattern(form)
+    if deleted:  # they map to nothing: gone first, they join no run
+        strings = tf.strings.regex_replace(strings, deleted, "")
+    valid = tf.strings.regex_full_match(strings, _VALID_UTF8)
+    marked = tf.strings.regex_replace(strings, _fail_run_pattern(form), _MARK + b"\\0" + _MARK)
+    # Bytes kept, a run, bytes kept, ... in each string: the raw op's (string, position) indices, not a
+    # RaggedTensor (whose row partition costs a dozen ops more).
+    at, pieces, _ = tf.raw_ops.StringSplitV2(input=marked, sep=_MARK)
+    runs_at = tf.where((tf.math.floormod(at[:, 1], 2) == 1) & tf.gather(valid, at[:, 0]))  # a \xff splits too
+    runs = _Runs(tf.gather_nd(pieces, runs_at), form)
+    singles = runs.singles()
+
+    def join(normalized_runs):
+        return tf.strings.unsorted_segment_join(
+            tf.tensor_scatter_nd_update(pieces, runs_at, normalized_runs), at[:, 0], tf.size(strings)
+        )
+
+    return tf.cond(
+        tf.reduce_any(runs.lengths > 1) | ~tf.reduce_all(valid),
+        lambda: _with_longer_runs(strings, valid, runs, singles, join, form),
+        lambda: join(singles),
+    )
+
+
+class _Runs:
+    """Runs [r] cut out of strings, decoded: each code point's `_run_codes`."""
+
+    def __init__(self, runs: tf.Tensor, form: str):
+        self.runs, self.form = runs, form
+        splits, code_points = tf.raw_ops.UnicodeDecode(input=runs, input_encoding="UTF-8")
+        self.splits = tf.cast(splits, tf.int32)
+        self.lengths = self.splits[1:] - self.splits[:-1]
+        self.code = _run_codes(form)(code_points)
+        self.starter_code = tf.gather(self.code, self.splits[:-1])
+
+    def singles(self) -> tf.Tensor:
+        """string [r]: each run normalized as if it were its first code point alone."""
+        row = self.starter_code // _ROW
+        return tf.where(row == 0, self.runs, tf.gather(_single_code_points(self.form), row))
+
+    def changing(self) -> tf.Tensor:
+        """bool [r]: whether a run may change, other than a starter with the kept marks it allows in canonical
+        order (see `_run_codes`)."""
+        run_of = tf.searchsorted(self.splits[1:], tf.range(tf.size(self.code)), side="right")
+        allows = tf.where(_has(self.starter_code, _AFTER_FIRST_ONLY), _MARK_AFTER_FIRST, _KEPT_MARK)
+        ccc, allowed = tf.math.floormod(self.code, 256), _has(self.code, tf.gather(allows, run_of))
+        wrong = (ccc[:-1] > ccc[1:]) | ~allowed[1:]  # at each code point after the first
+        wrong &= run_of[:-1] == run_of[1:]
+        changes = tf.math.unsorted_segment_max(tf.cast(wrong, tf.int32), run_of[1:], tf.size(self.runs)) > 0
+        return changes | ~_has(self.starter_code, _AFTER_FIRST_ONLY | _ANY_KEPT_MARK)
+
+
+def _with_longer_runs(strings, valid, runs: _Runs, singles, join, form: str) -> tf.Tensor:
+    """`_normalize_failing`'s result where some runs are longer than a code point or some strings are not
+    valid UTF-8: the runs that may change and those strings through one `_normalize_chain`."""
+    longer_at = tf.where((runs.lengths > 1) & runs.changing())
+    invalid_at = tf.where(~valid)
+    chained = tf.concat([tf.gather_nd(runs.runs, longer_at), tf.gather_nd(strings, invalid_at)], 0)
+    normalized = tf.cond(tf.size(chained) > 0, lambda: _normalize_chain(chained, form=form), lambda: chained)
+    longer = tf.size(longer_at)
+    joined = join(tf.tensor_scatter_nd_update(singles, longer_at, normalized[:longer]))
+    return tf.tensor_scatter_nd_update(joined, invalid_at, normalized[longer:])
+
+
+# `_run_codes`: bits 0-7 the combining class, then these bits; a run stays as it is when its starter has
+# one of the first two and each code point after it, in canonical order, the bit the starter asks for.
+_AFTER_FIRST_ONLY = 256  # nothing reorders after it, the first of some pair: asks for _MARK_AFTER_FIRST
+_ANY_KEPT_MARK = 512  # nothing reorders after it, the first of no pair: asks for _KEPT_MARK
+_MARK_AFTER_FIRST = 1024  # a kept mark that composes with nothing
+_KEPT_MARK = 2048  # a kept mark
+_ROW = 4096  # and from this bit up, the code point's row in `_single_code_points` (0: `form` keeps it alone)
+
+
+def _has(code: tf.Tensor, bits) -> tf.Tensor:
+    return tf.bitwise.bitwise_and(code, bits) > 0
+
+
+@functools.cache  # one lookup per form
+def _run_codes(form: str) -> ut.CodePointLookup:
+    """int32 per code point: its combining class, `_AFTER_FIRST_ONLY` ... bits, and its `_ROW`."""
+    c = _run_classes(form)
+    ccc, _, _ = composition.combining_data()
+    code = ccc.astype(np.int32) + _ROW * _single_code_point_rows(form)[0]
+    code += _AFTER_FIRST_ONLY * (c["before_mark"] & c["first"]) + _ANY_KEPT_MARK * (c["before_mark"] & ~c["first"])
+    code += _MARK_AFTER_FIRST * c["mark"] + _KEPT_MARK * (c["kept"] & (ccc > 0))
+    with tf.init_scope():  # eager constants, even when built inside a tf.function
+        return ut.CodePointLookup(code)
+
+
+@functools.cache  # one pattern per form
+def _deleted_pattern(form: str) -> str:
+    """An RE2 pattern of the code points `form` maps to nothing (case folding's default ignorables), "" for none."""
+    deleted = np.zeros(ut.NUM_CODE_POINTS, bool)
+    deleted[[c for c, out in _code_point_map(_STEPS[form][0]).items() if not out]] = True
+    return f"{ut.regex_class(deleted)}+" if deleted.any() else ""
+
+
+@functools.cache  # one table per form
+def _single_code_points(form: str) -> tf.Tensor:
+    """string [rows]: the UTF-8 of `form` of each code point on its own, at its `_single_code_point_rows` row."""
+    with tf.init_scope():  # an eager constant, even when built inside a tf.function
+        return tf.constant(_single_code_point_rows(form)[1])
+
+
+@functools.cache  # one table per form
+def _single_code_point_rows(form: str) -> tuple[np.ndarray, list[bytes]]:
+    """(int32 [NUM_CODE_POINTS] each code point's row, the UTF-8 of `form` of each row's code point on its own):
+    row 0 (an empty string) for the code points `form` keeps."""
+    table, compose = _STEPS[form]
+    mapping = _code_point_map(table)
+    ccc, _, _ = composition.combining_data()
+    pairs = composition.composite_pairs() if compose else {}
+    rows = np.zeros(ut.NUM_CODE_POINTS, np.int32)
+    outputs = [b""]
+    for c in sorted(mapping):
+        out = _normalize_code_points(mapping[c], ccc, pairs)
+        if out != (c,):
+            rows[c] = len(outputs)
+            outputs.append("".join(map(chr, out)).encode("utf-8"))
+    return rows, outputs
+
+
+@functools.cache
+def _code_point_map(table: str) -> dict[int, tuple[int, ...]]:
+    return ut.code_point_map(ut.peer_tables()["tf_text"][table])
+
+
+def _normalize_code_points(code_points, ccc: np.ndarray, pairs: dict) -> tuple[int, ...]:
+    """Decomposed code points -> in canonical order, then composed by `pairs` ((first, second) -> composite;
+    none for the D forms), as UAX #15 does it: in Python, for the tables of a few code points."""
+    ordered = list(code_points)
+    for i in range(1, len(ordered)):  # insertion sort of each run of marks, stable
+        j = i
+        while j > 0 and ccc[ordered[j]] > 0 and ccc[ordered[j - 1]] > ccc[ordered[j]]:
+            ordered[j - 1], ordered[j] = ordered[j], ordered[j - 1]
+            j -= 1
+    out: list[int] = []
+    starter, last = None, None  # the last starter's index in out; the class of the last code point after it
+    for c in ordered:
+        cc = int(ccc[c])
+        unblocked = starter is not None and (last is None or last < cc)
+        composite = pairs.get((out[starter], c)) if unblocked else None
+        if composite is not None:
+            out[starter] = composite
+        elif cc == 0:
+            starter, last = len(out), None
+            out.append(c)
+        else:
+            last = cc
+            out.append(c)
+    return tuple(out)
 
 
 @functools.cache  # one pattern per form
@@ -142,17 +314,23 @@ def _quick_check(form: str) -> str:
     return f"(?:{'|'.join(pieces)})*"
 
 
-def _quick_check_pieces(form: str) -> list[tuple[np.ndarray, ...]]:
-    """The pieces of a string that `form` keeps, each one or two code points, a bool [NUM_CODE_POINTS] class each.
+@functools.cache  # one set of classes per form
+def _run_classes(form: str) -> dict[str, np.ndarray]:
+    """bool [NUM_CODE_POINTS] classes of `form`'s runs (a boundary, then the code points up to the next one).
 
-    ICU's quick check without runs of marks: a kept starter; a kept mark after a kept starter whose canonical
-    decomposition ends in a starter (nothing reorders); for the C forms, a kept code point that composes with
-    some code points before it, after such a starter that is the first of no composite pair. Kept: mapped to
-    itself (for the C forms by the form's composed table; case folding's decomposed table must equal NFKD's).
+    boundary: nothing before the code point reorders or composes with anything from it on (its mapping starts
+      with a starter, that, for the C forms, combines with nothing before it).
+    kept: mapped to itself (for the C forms by the form's composed table; case folding's decomposed table must
+      equal NFKD's); starter: a kept boundary; before_mark: a starter whose canonical decomposition ends in a
+      starter (a mark after it stays where it is); first: the first of some composite pair (C forms);
+    mark: a kept mark that composes with nothing; composes: a kept code point that composes with some code
+      point before it (C forms).
     """
     tables = ut.peer_tables()["tf_text"]
     table, compose = _STEPS[form]
     ccc, first, second = composition.combining_data()
+    if not compose:
+        first, second = np.zeros_like(first), np.zeros_like(second)
     changed = set(tables["nfc" if form == "NFC" else "nfkc"] if compose else tables[table])
     if form == "NFKC_CASEFOLD":
         nfkd = tables["nfkd"]
@@ -162,12 +340,80 @@ def _quick_check_pieces(form: str) -> list[tuple[np.ndarray, ...]]:
     kept[0xD800:0xE000] = False  # surrogates: not UTF-8 (and ut.INVALID_UTF8)
     if form == "NFKC_CASEFOLD":
         kept[ord("A") : ord("Z") + 1] = True
-    composes = second if compose else np.zeros(ut.NUM_CODE_POINTS, bool)
-    starter = kept & (ccc == 0) & ~composes
+    leading = np.arange(ut.NUM_CODE_POINTS)
+    deleted = [int(c) for c, full in tables[table].items() if not full]
+    for c, full in tables[table].items():
+        leading[int(c)] = full[0] if full else 0
+    boundary = (ccc[leading] == 0) & ~second[leading] & _valid()
+    boundary[deleted] = False  # gone, it lets what is before and after it compose
+    starter = kept & (ccc == 0) & ~second
     before_mark = starter.copy()
     before_mark[[int(c) for c, full in tables["nfd"].items() if ccc[full[-1]] > 0]] = False
-    pieces = [(starter,), (before_mark, kept & (ccc > 0) & ~composes)]
-    return pieces + [(before_mark & ~first, kept & composes)] if compose else pieces
+    return dict(
+        boundary=boundary,
+        kept=kept,
+        starter=starter,
+        before_mark=before_mark,
+        first=first,
+        mark=kept & (ccc > 0) & ~second,
+        composes=kept & second,
+    )
+
+
+def _quick_check_pieces(form: str) -> list[tuple[np.ndarray, ...]]:
+    """The pieces of a string that `form` keeps, each one or two code points, a bool [NUM_CODE_POINTS] class each.
+
+    ICU's quick check without runs of marks: a kept starter; a kept mark after a kept starter whose canonical
+    decomposition ends in a starter (nothing reorders); for the C forms, a kept code point that composes with
+    some code points before it, after such a starter that is the first of no composite pair.
+    """
+    c = _run_classes(form)
+    pieces = [(c["starter"],), (c["before_mark"], c["mark"])]
+    return pieces + [(c["before_mark"] & ~c["first"], c["composes"])] if _STEPS[form][1] else pieces
+
+
+@functools.cache  # one pattern per form
+def _fail_run_pattern(form: str) -> str:
+    """An RE2 pattern of the runs (a boundary and the code points up to the next one) that may change.
+
+    A run is kept when it is a kept starter alone, or one after which nothing reorders (`before_mark`)
+    followed by kept marks in canonical order that compose with nothing (for the C forms: with nothing
+    before them where the starter is the first of some pair, else any kept marks, or a single kept starter
+    that composes backward). Each alternative starts at a boundary (or the string's start) and ends with
+    `N*`, which takes the run to its end, so a match is a whole run: where none matches, RE2 moves on within
+    the run, where no alternative can start. The last alternative, a starter and two or more code points, also
+    takes runs that are kept: `_normalize_runs` keeps them (as a pattern, each class before each lower one, the
+    order of marks outgrows RE2's DFA; capture groups to tell them apart cost more than the rest).
+    """
+    c = _run_classes(form)
+    ccc, _, _ = composition.combining_data()
+    inner = ~c["boundary"] & _valid()  # N: the rest of a run
+    after_first, marks = c["mark"], c["kept"] & (ccc > 0)  # kept marks after a first of some pair, after others
+    joins = c["composes"] & (ccc == 0)  # kept starters that compose backward: alone after a starter
+    bm, first, n = c["before_mark"], c["first"], _classes(inner)
+    alternatives = [
+        f"^{n}",  # code points before any boundary
+        _classes(c["boundary"] & ~c["starter"]),  # a boundary that changes
+        _classes(c["starter"] & ~bm, inner),  # a mark that may move before the starter's last code point
+        _classes(bm & first) + f"{n}*" + _classes(inner & ~after_first),
+        _classes(bm & ~first) + f"{n}*" + _classes(inner & ~marks & ~joins),
+        _classes(bm & ~first) + f"(?:{n}+{_classes(joins)}|{_classes(joins)}{n})",
+    ]
+    changing = "|".join(a for a in alternatives if "[]" not in a)
+    return f"(?:{changing}){n}*|{_classes(bm)}{n}{n}+"
+
+
+def _classes(*masks: np.ndarray) -> str:
+    """RE2 classes of bool [NUM_CODE_POINTS] masks one after another; "[]" where one is empty (no match)."""
+    return "".join(ut.regex_class(mask) if mask.any() else "[]" for mask in masks)
+
+
+@functools.cache
+def _valid() -> np.ndarray:
+    """bool [NUM_CODE_POINTS]: the code points UTF-8 can hold (all but the surrogates)."""
+    valid = np.ones(ut.NUM_CODE_POINTS, bool)
+    valid[0xD800:0xE000] = False
+    return valid
 
 
 def _normalize_chain(strings: tf.Tensor, *, form: str) -> tf.Tensor:
