@@ -1,8 +1,9 @@
 """tensorflow_text's `regex_split` and `regex_split_with_offsets`, in core ops (TensorFlow's RE2, as there).
 
 One `tf.strings.regex_replace` writes a marker byte around every delimiter
-match (0xFF, never part of UTF-8), one `tf.strings.split` cuts there: the
-pieces alternate text, delimiter, text, ... Empty pieces go; a delimiter
+match (0xFF, never part of UTF-8), one split (`StringSplitV2`, its values
+alone) cuts there: the pieces alternate text, delimiter, text, ..., and the
+bytes the replacement added count each string's pieces. Empty pieces go; a delimiter
 stays as a token when `keep_delim_regex_pattern` matches all of it. A
 pattern that matches the empty string: its empty matches are ignored (in
 tensorflow_text the op never returns).
