@@ -32,7 +32,7 @@ import numpy as np
 import tensorflow as tf
 
 from tf_wordpiece.chains import follow
-from tf_wordpiece.shapes import rows_and_positions
+from tf_wordpiece.shapes import lower_bound, rows_and_positions
 
 # A byte no UTF-8 text contains (0xFF is never valid UTF-8): it marks initial
 # pieces in the piece table, and WordpieceTokenizer prefixes its dedup keys of
@@ -157,8 +157,10 @@ def _chars_between_markers(words: tf.Tensor, char_starts: tf.Tensor) -> tf.Tenso
     >>> _chars_between_markers(words, char_starts).numpy().tolist()
     [2, 1, 2]
     """
-    marker_bytes = tf.cumsum(tf.cast(tf.strings.length(words), tf.int64) + 1)  # the marker after each word
-    marker_chars = tf.cast(tf.searchsorted(char_starts, marker_bytes), tf.int32)
+    marker_bytes = tf.cumsum(tf.strings.length(words) + 1)  # the marker after each word
+    # (lower_bound, not tf.searchsorted, whose LowerBound op TFLite cannot run.)
+    char_starts = tf.cast(char_starts, tf.int32)
+    marker_chars = lower_bound(char_starts, marker_bytes, char_starts[-1])  # the last: the last marker
     return marker_chars - tf.concat([[0], marker_chars[:-1]], 0) - 1
 
 
