@@ -166,10 +166,12 @@ class LinMaxMatcher(tf.Module):
             self._pop_ids = tf.constant(trie.pop_ids.astype(np.int64))
             self._pop_chars = tf.constant(trie.pop_chars)
 
-    def match(self, words: tf.Tensor, n_chars: tf.Tensor):
+    def match(self, words: tf.Tensor, n_chars: tf.Tensor | None):
         """`wordpiece.Matcher.match`: one trie step a character, failure links at a dead end."""
         joined = tf.strings.join([_SEPARATOR, tf.strings.reduce_join(words, separator=_SEPARATOR), _SEPARATOR])
         chars = tf.strings.unicode_decode(joined, "UTF-8", errors="replace", replacement_char=ut.INVALID_UTF8)
+        if n_chars is None:
+            n_chars = tf.cast(tf.strings.unicode_decode(words, "UTF-8", errors="replace").row_lengths(), tf.int32)
         chars = tf.cast(chars, tf.int64)
         first_char = tf.cumsum(n_chars + 1, exclusive=True) + 1
         node, pos, popped = self._walk(chars, first_char, n_chars)

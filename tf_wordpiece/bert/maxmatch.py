@@ -20,6 +20,8 @@ candidate.
 ([0, 3, 4, 1], [0, 0, 0, 1], [False, False, True])
 >>> begin.numpy().tolist(), end.numpy().tolist()
 ([0, 1, 3, 0], [1, 3, 4, 4])
+>>> matcher.match(tf.constant(["abcz"]), None)[3].numpy().tolist()  # None: it counts the characters
+[0, 3, 4]
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import numpy as np
 import tensorflow as tf
 
 from tf_wordpiece.chains import follow
-from tf_wordpiece.shapes import rows_and_positions
+from tf_wordpiece.shapes import lower_bound, rows_and_positions
 
 # A byte no UTF-8 text contains (0xFF is never valid UTF-8): it marks initial
 # pieces in the piece table, and WordpieceTokenizer prefixes its dedup keys of
@@ -80,7 +82,7 @@ class MaxMatcher(tf.Module):
         self._piece_table = _piece_table(tokens, token_tensor, suffix_indicator, max_piece_chars)
         self._longest_from = _LongestPieceFrom(tokens, suffix_indicator, max_piece_chars)
 
-    def match(self, words: tf.Tensor, n_chars: tf.Tensor):
+    def match(self, words: tf.Tensor, n_chars: tf.Tensor | None):
         """`wordpiece.Matcher.match`: every candidate looked up at once; ids may be `UNKNOWN_CHARACTER`
         (an unknown character, with `split_unknown_characters`, which never fails a word)."""
         # All words in one string, each after a marker byte: candidates are cut
@@ -88,6 +90,8 @@ class MaxMatcher(tf.Module):
         # with its marker, which is how the piece table keys initial tokens.
         joined = tf.strings.join([MARK, tf.strings.reduce_join(words, separator=MARK), MARK])
         code_points, char_starts = tf.strings.unicode_decode_with_offsets(joined, "UTF-8", errors="replace")
+        if n_chars is None:
+            n_chars = _chars_between_markers(words, char_starts)
 
         # One segment per node (word, position 0..n), in order: each start
         # character and each word's end, which has no candidate. Node k is
@@ -141,6 +145,23 @@ class MaxMatcher(tf.Module):
         if not self.split_unknown_characters:
             return low_bits
         return tf.where(low_bits == _UNKNOWN_CHARACTER_BITS, tf.constant(UNKNOWN_CHARACTER, tf.int64), low_bits)
+
+
+def _chars_between_markers(words: tf.Tensor, char_starts: tf.Tensor) -> tf.Tensor:
+    """int32 [w]: each word's number of characters, from where the markers of `joined` decode (a marker
+    byte, never part of a UTF-8 sequence, always decodes as a character of its own): no decode of its own.
+
+    >>> words = tf.constant([b"ab", b"\\xc3\\xa9", b"x\\xe2\\x82"])  # the last one cut short: two characters
+    >>> joined = tf.strings.join([MARK, tf.strings.reduce_join(words, separator=MARK), MARK])
+    >>> _, char_starts = tf.strings.unicode_decode_with_offsets(joined, "UTF-8", errors="replace")
+    >>> _chars_between_markers(words, char_starts).numpy().tolist()
+    [2, 1, 2]
+    """
+    marker_bytes = tf.cumsum(tf.strings.length(words) + 1)  # the marker after each word
+    # (lower_bound, not tf.searchsorted, whose LowerBound op TFLite cannot run.)
+    char_starts = tf.cast(char_starts, tf.int32)
+    marker_chars = lower_bound(char_starts, marker_bytes, char_starts[-1])  # the last: the last marker
+    return marker_chars - tf.concat([[0], marker_chars[:-1]], 0) - 1
 
 
 def _piece_table(

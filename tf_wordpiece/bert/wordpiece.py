@@ -37,12 +37,13 @@ OFFSET_MODES = ("original", "normalized")
 class Matcher(Protocol):
     """How words that are not one piece are split: `maxmatch.MaxMatcher` or `linmaxmatch.LinMaxMatcher`."""
 
-    def match(self, words: tf.Tensor, n_chars: tf.Tensor) -> tuple:
+    def match(self, words: tf.Tensor, n_chars: tf.Tensor | None) -> tuple:
         """Greedy longest-match-first pieces of each word.
 
         Args:
           words: string [w], each word as UTF-8 (not empty, not a piece as a whole).
-          n_chars: int32 [w], each word's number of code points.
+          n_chars: int32 [w], each word's number of code points (as decoded with
+            errors="replace"); None: the matcher counts them.
         Returns:
           (word, begin, end, ids, failed): per piece, int32 [p] its word
           (non-decreasing: each word's pieces together, in order), its begin
@@ -394,9 +395,12 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         )
         bounds = tf.cast(bounds, tf.int32)
         n_bytes = tf.strings.length(words)
+        # The matcher counts its words' characters itself, from its own decode: where nothing else needs
+        # `n_chars` (no offsets, no character limits) a graph drops this decode of every word.
+        matcher_counts = n_chars is None
         if n_chars is None:
             n_chars = tf.cast(bounds.row_lengths(), tf.int32) - 1
-        over_byte_limit = tf.zeros_like(n_chars, tf.bool)
+        over_byte_limit = tf.zeros_like(n_bytes, tf.bool)
         if self.max_bytes_per_word is not None:
             over_byte_limit = n_bytes > self.max_bytes_per_word
         too_long = over_byte_limit
@@ -414,13 +418,15 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         single = (whole >= 0) | too_long
         single_id = tf.where((whole >= 0) & ~too_long, whole, self.unknown_id)
         # An empty word has no piece (tensorflow_text), even when "" is a token; a forced one keeps its id.
-        empty = n_chars == 0
+        # (A word has no bytes exactly when it has no characters.)
+        not_empty = (n_bytes if matcher_counts else n_chars) > 0
+        empty = ~not_empty
         if forced is not None:
             empty &= forced < 0
 
-        todo = tf.cast(tf.reshape(tf.where(~single & (n_chars > 0)), [-1]), tf.int32)
+        todo = tf.cast(tf.reshape(tf.where(~single & not_empty), [-1]), tf.int32)
         walk_word, walk_begin, walk_end, walk_ids, failed = self._matcher().match(
-            tf.gather(words, todo), tf.gather(n_chars, todo)
+            tf.gather(words, todo), None if matcher_counts else tf.gather(n_chars, todo)
         )
         as_single = tf.cast(tf.reshape(tf.where(single & ~empty), [-1]), tf.int32)
         as_single = tf.concat([as_single, tf.gather(todo, tf.reshape(tf.where(failed), [-1]))], 0)

@@ -1,8 +1,9 @@
 """tensorflow_text's `regex_split` and `regex_split_with_offsets`, in core ops (TensorFlow's RE2, as there).
 
 One `tf.strings.regex_replace` writes a marker byte around every delimiter
-match (0xFF, never part of UTF-8), one `tf.strings.split` cuts there: the
-pieces alternate text, delimiter, text, ... Empty pieces go; a delimiter
+match (0xFF, never part of UTF-8), one split (`StringSplitV2`, its values
+alone) cuts there: the pieces alternate text, delimiter, text, ..., and the
+bytes the replacement added count each string's pieces. Empty pieces go; a delimiter
 stays as a token when `keep_delim_regex_pattern` matches all of it. A
 pattern that matches the empty string: its empty matches are ignored (in
 tensorflow_text the op never returns).
@@ -95,29 +96,34 @@ def _split(
 def _split_flat(strings: tf.Tensor, delim: str, keep: str, offsets: bool) -> tuple:
     """string [n] -> (tokens, begin, end) [n, (tokens)]; (tokens,) alone with `offsets=False`."""
     marked = tf.strings.regex_replace(strings, delim.encode("utf-8"), _REWRITE)
-    # text, delimiter, text, ..., text, "" per string: with the marker added at its end each string has an even
-    # number of pieces, so a piece's parity in its string is its parity in the batch (no row ids to find).
-    pieces = tf.strings.split(tf.strings.join([marked, _MARK]), _MARK)
-    # Each match adds 2 bytes and 2 markers, so a string's markers beyond its added bytes and the end marker are
-    # its own 0xFF bytes: found from byte lengths, without a pass of its own over the text.
+    # Each match adds 2 bytes and 2 markers: with the marker added at its end a string splits into
+    # text, delimiter, text, ..., text, "": 2 pieces a match, and 2.
     added = tf.strings.length(marked) - tf.strings.length(strings)
+    pieces_per_string = tf.cast(added, tf.int64) + 2
+    # The split's values alone (its indices unread): the row partition comes from `added`, not from a
+    # ragged tensor's row ids (a bincount and a cumsum over every piece).
+    _, values, _ = tf.raw_ops.StringSplitV2(input=tf.strings.join([marked, _MARK]), sep=_MARK)
+    # A string's own 0xFF bytes would make more pieces than its matches do: the totals differ.
     check = tf.debugging.Assert(
-        tf.reduce_all(tf.cast(pieces.row_lengths(), tf.int32) - 2 == added),
+        tf.size(values, out_type=tf.int64) == tf.reduce_sum(pieces_per_string),
         [
             "input: a string holds the byte 0xFF (never in UTF-8), which regex_split does not take; "
             "clean it with coerce_to_structurally_valid_utf8"
         ],
     )
     with tf.control_dependencies([check]):
-        values = tf.identity(pieces.flat_values)
-    splits = pieces.row_splits
+        values = tf.identity(values)
+    splits = tf.concat([tf.zeros([1], tf.int64), tf.cumsum(pieces_per_string)], 0)
     lengths = tf.strings.length(values)
-    is_delimiter = tf.range(tf.size(lengths, out_type=tf.int64)) % 2 == 1
-    keep_piece = lengths > 0
-    if keep:
-        keep_piece &= ~is_delimiter | tf.strings.regex_full_match(values, f"({keep})")
+    # Every string has an even number of pieces, so the pieces pair up as (text, delimiter) across the batch.
+    pair_lengths = tf.reshape(lengths, [-1, 2])
+    keep_text = pair_lengths[:, 0] > 0
+    if keep:  # a delimiter is kept when the pattern matches all of it (only the delimiters are matched)
+        delimiters = tf.reshape(values, [-1, 2])[:, 1]
+        keep_delimiter = (pair_lengths[:, 1] > 0) & tf.strings.regex_full_match(delimiters, f"({keep})")
     else:
-        keep_piece &= ~is_delimiter
+        keep_delimiter = tf.zeros_like(keep_text)
+    keep_piece = tf.reshape(tf.stack([keep_text, keep_delimiter], axis=1), [-1])
     kept = tf.reshape(tf.where(keep_piece), [-1])  # sorted
     # A string's tokens start after the kept pieces before its first piece (a search: cheaper than a cumsum).
     new_splits = tf.searchsorted(kept, splits, out_type=tf.int64)
@@ -128,6 +134,7 @@ def _split_flat(strings: tf.Tensor, delim: str, keep: str, offsets: bool) -> tup
     if not offsets:
         return (ragged(values),)
     ends = tf.cumsum(tf.cast(lengths, tf.int64))
-    row_base = tf.gather(tf.concat([[0], ends], 0), tf.gather(splits, pieces.value_rowids()))
+    rows = tf.ragged.row_splits_to_segment_ids(splits)
+    row_base = tf.gather(tf.concat([[0], ends], 0), tf.gather(splits, rows))
     end = ends - row_base
     return ragged(values), ragged(end - tf.cast(lengths, tf.int64)), ragged(end)
