@@ -113,7 +113,9 @@ int main(int argc, char **argv) {
   TF_Tensor **output_values = calloc(n_outputs, sizeof *output_values);
   for (int i = 0; i < n_outputs; i++) outputs[i] = tensor_named(graph, output_names[i]);
 
-  if (repeat > 0) fprintf(stderr, "run_ms");
+  /* The times go out as one line after the runs: TensorFlow may log to stderr during a run, which would
+     split a line written piece by piece. */
+  double *run_ms = calloc((size_t)repeat + 1, sizeof *run_ms);
   for (int r = 0; r <= repeat; r++) {
     if (r > 0) {
       for (int i = 0; i < n_outputs; i++) TF_DeleteTensor(output_values[i]);
@@ -122,9 +124,17 @@ int main(int argc, char **argv) {
     TF_SessionRun(session, NULL, inputs, input_values, n_inputs, outputs, output_values, n_outputs, NULL, 0, NULL,
                   status);
     check(status, "TF_SessionRun");
-    if (repeat > 0) fprintf(stderr, " %.3f", now_ms() - started);
+    run_ms[r] = now_ms() - started;
   }
-  if (repeat > 0) fprintf(stderr, "\n");
+  if (repeat > 0) {
+    size_t size = 16 + 32 * ((size_t)repeat + 1); /* " %.3f" of a time under 1e20 ms fits in 32 bytes */
+    char *line = malloc(size);
+    size_t used = (size_t)snprintf(line, size, "run_ms");
+    for (int r = 0; r <= repeat; r++) used += (size_t)snprintf(line + used, size - used, " %.3f", run_ms[r]);
+    fprintf(stderr, "%s\n", line);
+    free(line);
+  }
+  free(run_ms);
 
   for (int i = 0; i < n_outputs; i++) {
     TF_Tensor *t = output_values[i];
