@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import signal
 
 import pytest
 
@@ -73,10 +74,13 @@ def test_notebook_runs(path, tmp_path, kernel_environment):
     client = nbclient.NotebookClient(
         notebook, kernel_name=KERNEL_NAME, timeout=CELL_TIMEOUT_S, resources={"metadata": {"path": str(tmp_path)}}
     )
+    ctrl_c = signal.getsignal(signal.SIGINT)
     try:
         client.execute()
     except nbclient.exceptions.CellExecutionError as error:
         pytest.fail(f"{path.name}: a cell failed:\n{error}", pytrace=False)
+    finally:
+        signal.signal(signal.SIGINT, ctrl_c)  # the kernel client installs its own SIGINT handler and leaves it
     skipped = [cell for cell in notebook.cells if cell.cell_type == "code" and cell.execution_count is None]
     assert not skipped, f"{path.name}: {len(skipped)} code cells did not run"
     assert sorted((ROOT / "notebooks").iterdir()) == repository_files, f"{path.name} wrote into notebooks/"
