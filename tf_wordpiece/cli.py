@@ -32,7 +32,7 @@ from tf_wordpiece.learning.params import (
     tfds_spec,
     threshold_summary,
 )
-from tf_wordpiece.messages import STANDARD_INPUT, counted, line_and_offset, not_utf8_message, shown_path
+from tf_wordpiece.messages import STANDARD_INPUT, counted, shown_path, utf8_text
 from tf_wordpiece.vocab_text import read_tokenizer_json, read_vocab_lines
 
 
@@ -426,11 +426,7 @@ def _lines_of(path: str, option: str) -> list[str]:
     else:
         with open(path, "rb") as f:
             data = f.read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line, offset = line_and_offset(data, e.start)
-        raise ValueError(not_utf8_message(option, path, line=line, offset=offset, byte=data[e.start])) from None
+    text = utf8_text(data, option, path)
     return [line.removesuffix("\r") for line in text.split("\n")[: -1 if text.endswith("\n") else None]]
 
 

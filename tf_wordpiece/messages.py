@@ -115,6 +115,22 @@ def line_and_offset(data: bytes, position: int) -> tuple[int, int]:
     return data.count(b"\n", 0, position) + 1, position - (data.rfind(b"\n", 0, position) + 1)
 
 
+def utf8_text(data: bytes, argument: str, path: str | bytes | os.PathLike) -> str:
+    """`data` decoded as UTF-8; bytes that are not: a ValueError `not_utf8_message` words (line, byte, the fix).
+
+    >>> utf8_text(b"caf\\xc3\\xa9", "vocab", "v.txt")
+    'café'
+    >>> utf8_text(b"ok\\ncaf\\xe9", "vocab", "v.txt")
+    Traceback (most recent call last):
+    ValueError: vocab: v.txt is not UTF-8 text: line 2 holds the byte 0xe9 at byte offset 3; convert the file ...
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line, offset = line_and_offset(data, e.start)
+        raise ValueError(not_utf8_message(argument, path, line=line, offset=offset, byte=data[e.start])) from None
+
+
 def not_utf8_message(argument: str, path: str | bytes | os.PathLike, *, line: int, offset: int, byte: int) -> str:
     """The error for a text file that is not UTF-8: the file, the line (from 1), the byte, its offset (from 0), the fix.
 

@@ -13,7 +13,7 @@ import json
 import os
 
 from tf_wordpiece.files import looks_like_text_lines
-from tf_wordpiece.messages import line_and_offset, not_utf8_message, quoted_path, shown_path
+from tf_wordpiece.messages import quoted_path, shown_path, utf8_text
 
 _SAMPLE = 8192  # the bytes looked at to tell a binary file from text
 _TEXT_CONTROLS = frozenset(b"\t\n\r\x0b\x0c")
@@ -50,11 +50,7 @@ def read_vocab_lines(path: str | os.PathLike) -> list[str]:
         )
     if data.startswith(b"\xef\xbb\xbf"):  # peers would keep it as part of the first token: a silently renamed token
         raise ValueError(f"vocab: {shown} starts with a UTF-8 byte order mark; re-save it as UTF-8 without BOM")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line, offset = line_and_offset(data, e.start)
-        raise ValueError(not_utf8_message("vocab", path, line=line, offset=offset, byte=data[e.start])) from None
+    text = utf8_text(data, "vocab", path)
     if data.lstrip().startswith(b"{") and b'"model"' in data:
         raise ValueError(
             f"vocab: '{shown_path(path)}' looks like a Hugging Face tokenizer.json, not a vocab.txt; load it with "
@@ -91,11 +87,7 @@ def read_tokenizer_json(path: str | os.PathLike) -> dict:
     binary = _binary(data)
     if binary:
         raise ValueError(f"path: {shown} is not a text file (it holds {binary}); pass a tokenizers tokenizer.json")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line, offset = line_and_offset(data, e.start)
-        raise ValueError(not_utf8_message("path", path, line=line, offset=offset, byte=data[e.start])) from None
+    text = utf8_text(data, "path", path)
     try:
         spec = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as e:

@@ -21,7 +21,7 @@ from tf_wordpiece.export.module import TutorialTokenizer
 from tf_wordpiece.export.saving import save_atomically, save_model
 from tf_wordpiece.learning.from_text import count_and_learn
 from tf_wordpiece.learning.word_counts import tfds_load_error
-from tf_wordpiece.messages import not_utf8_message, quoted_path
+from tf_wordpiece.messages import quoted_path, utf8_text
 from tf_wordpiece.progress import progress_bar, timed_step
 
 __all__ = [
@@ -79,20 +79,11 @@ def tsv_file_pairs(paths: Sequence[str]) -> list[tuple[str, str]]:
             raise FileNotFoundError(f"paths: {quoted_path(path)} does not exist; check the path") from None
         except OSError as e:
             raise ValueError(f"paths: cannot read {quoted_path(path)}: {e.strerror}") from None
-        pairs += read_tsv_pairs(_utf8_text(data, path).splitlines(), source=path)
+        text = utf8_text(data, "paths", path).removeprefix("\ufeff")  # spreadsheets save TSV files with a BOM
+        pairs += read_tsv_pairs(text.splitlines(), source=path)
     if not pairs:
         raise ValueError(f"paths: no pt<TAB>en pairs in {list(paths)}")
     return pairs
-
-
-def _utf8_text(data: bytes, path: str) -> str:
-    """The file's text; a UTF-8 byte order mark (spreadsheets save TSV files with one) is not part of the first pair."""
-    try:
-        return data.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        offset = e.start - (data.rfind(b"\n", 0, e.start) + 1)
-        raise ValueError(not_utf8_message("paths", path, line=line, offset=offset, byte=data[e.start])) from None
 
 
 def tfds_pairs(name: str = "ted_hrlr_translate/pt_to_en", split: str = "train") -> list[tuple[str, str]]:

@@ -21,7 +21,7 @@ import pathlib
 from typing import Sequence
 
 from tf_wordpiece.files import write_text_atomically
-from tf_wordpiece.messages import line_and_offset, not_utf8_message, shown_path
+from tf_wordpiece.messages import shown_path, utf8_text
 from tf_wordpiece.subword.text import check_compat
 
 TFDS_HEADER = "### SubwordTextEncoder"
@@ -151,11 +151,7 @@ def read_vocab_file(path: str | os.PathLike, compat: str | None) -> tuple[str, l
             f"vocab: cannot read the vocab file '{shown_path(path)}' ({e.strerror}); pass a file written by "
             "store_to_file"
         ) from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line, offset = line_and_offset(data, e.start)
-        raise ValueError(not_utf8_message("vocab", path, line=line, offset=offset, byte=data[e.start])) from None
+    text = utf8_text(data, "vocab", path)
     found = "tfds" if is_tfds_vocab(text) else "t2t"
     if compat is not None and check_compat(compat) != found:
         raise ValueError(
