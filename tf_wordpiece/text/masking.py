@@ -212,10 +212,10 @@ def first_n_items(ids: tf.RaggedTensor, axis: int, selectable: tf.Tensor | None,
     """
     splits = tf.cast(item_splits(ids, axis), tf.int64)
     count = tf.cast(count, tf.int64)
-    if selectable is None:  # all of them: item i of a row is chosen when i - count < 0 (RaggedRange broadcasts count)
+    if selectable is None:  # all of them
         lengths = splits[1:] - splits[:-1]
-        count = tf.cast(tf.maximum(tf.minimum(count, lengths), 0), tf.int32)  # int32: TF's int64 `<` is far slower
-        chosen = tf.ragged.range(-count, tf.cast(lengths, tf.int32) - count).flat_values < 0
+        count = tf.maximum(tf.minimum(count, lengths), 0)
+        chosen = first_of_rows(tf.cast(lengths, tf.int32), tf.cast(count, tf.int32))
     else:
         within = within_rows(splits)
         count = tf.broadcast_to(tf.reshape(count, [-1]), [ids.nrows(out_type=tf.int64)])
@@ -225,6 +225,18 @@ def first_n_items(ids: tf.RaggedTensor, axis: int, selectable: tf.Tensor | None,
         chosen = selectable & (rank < spread(count, splits, within))
     empty = _empty_items(ids, axis)
     return chosen if empty is None else chosen | empty
+
+
+def first_of_rows(lengths: tf.Tensor, keep: tf.Tensor) -> tf.Tensor:
+    """bool [sum(lengths)]: True for the first `keep` items of each row (int32 [rows] both, `keep` <= `lengths`).
+
+    One RaggedRange from -keep counts each row's items up: the first `keep` of them are the negative ones
+    (in int32: TF's int64 `<` is far slower).
+
+    >>> first_of_rows(tf.constant([3, 2]), tf.constant([1, 2])).numpy().tolist()
+    [True, False, False, True, True]
+    """
+    return tf.raw_ops.RaggedRange(starts=-keep, limits=lengths - keep, deltas=1, Tsplits=tf.int32).rt_dense_values < 0
 
 
 class FirstNItemSelector(ItemSelector):

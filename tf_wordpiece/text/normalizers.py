@@ -382,7 +382,7 @@ def _fail_run_pattern(form: str) -> str:
     that composes backward). Each alternative starts at a boundary (or the string's start) and ends with
     `N*`, which takes the run to its end, so a match is a whole run: where none matches, RE2 moves on within
     the run, where no alternative can start. The last alternative, a starter and two or more code points, also
-    takes runs that are kept: `_normalize_runs` keeps them (as a pattern, each class before each lower one, the
+    takes runs that are kept: `_Runs.changing` tells them apart (as a pattern, each class before each lower one, the
     order of marks outgrows RE2's DFA; capture groups to tell them apart cost more than the rest).
     """
     c = _run_classes(form)
