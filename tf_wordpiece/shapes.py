@@ -215,6 +215,16 @@ def value_rows(ragged: tf.RaggedTensor) -> tf.Tensor:
     return rows_and_positions(splits[1:] - splits[:-1])[0]
 
 
+def masked(values: tf.Tensor, mask: tf.Tensor) -> tf.Tensor:
+    """values [n, ...] where bool mask [n] holds: `tf.boolean_mask` for a rank-1 mask, in 4 graph nodes
+    instead of 27 (each node costs every function instantiation, as `value_rows` says).
+
+    >>> masked(tf.constant([5, 6, 7]), tf.constant([True, False, True])).numpy().tolist()
+    [5, 7]
+    """
+    return tf.gather(values, tf.reshape(tf.where(mask), [-1]))
+
+
 def rows_of_values(row_starts: tf.Tensor, size: tf.Tensor) -> tf.Tensor:
     """int32 [size]: the row of each value, given each row's first index (non-decreasing).
 

@@ -208,3 +208,28 @@ def test_each_code_point_alone_is_what_the_chain_gives(form):
     strings = tf.constant([chr(c).encode() for c in code_points] + [b"a" + chr(c).encode() for c in code_points])
     got = normalizers._normalize_flat(strings, form=form).numpy().tolist()
     assert got == normalizers._normalize_chain(strings, form=form).numpy().tolist()
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFKC", "NFKC_CASEFOLD"])
+def test_runs_of_starters_that_compose_are_what_the_chain_gives(form):
+    """Runs of two or three starters that compose pair by pair skip the chain (`_Runs.starter_composites`):
+    every such pair of the composition table (Hangul's leading + vowel jamo, Indic two-part vowels, ...),
+    every leading + vowel + trailing jamo, and, on a sample, the same after a letter, before a trailing jamo,
+    a vowel jamo, a mark or a letter, and a precomposed syllable before a trailing jamo, against the chain and
+    tensorflow_text."""
+    from tf_wordpiece.bert import composition
+
+    ccc, _, _ = composition.combining_data()
+    pairs = [chr(a) + chr(b) for a, b in composition.composite_pairs() if ccc[a] == 0 and ccc[b] == 0]
+    jamo = [chr(0x1100 + lead) + chr(0x1161 + vowel) for lead in range(19) for vowel in range(21)]
+    triples = [pair + chr(0x11A8 + trail) for pair in jamo for trail in range(27)]
+    rng = np.random.default_rng(2)
+    sample = rng.choice(pairs, 400)
+    variants = [f"x{p}" for p in sample] + [p + tail for p in sample for tail in "\u11a8\u1161\u0301a"]
+    variants += [chr(0xAC00 + 28 * k) + "\u11a8" for k in range(0, 399, 7)] + ["\u1100\u1161\u11a7", "\u10ff\u1161"]
+    strings = tf.constant([s.encode() for s in pairs + triples + variants])
+    got = normalizers._normalize_flat(strings, form=form).numpy().tolist()
+    assert got == normalizers._normalize_chain(strings, form=form).numpy().tolist()
+    peer = tf_text.case_fold_utf8(strings) if form == "NFKC_CASEFOLD" else tf_text.normalize_utf8(strings, form)
+    assert got == peer.numpy().tolist()
+    assert got[len(pairs)] == "\uac01".encode() and got[len(pairs) + len(triples) - 1] == "\ud7a3".encode()

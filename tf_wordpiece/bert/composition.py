@@ -37,6 +37,7 @@ import unicodedata
 import numpy as np
 import tensorflow as tf
 
+from tf_wordpiece.shapes import masked
 from tf_wordpiece.unicode import tables as ut
 
 _CP_BITS = 21
@@ -75,6 +76,14 @@ class Composer(tf.Module):
         back = valid & ((ccc > 0) | (self._maybe(cps) > 0))
         return ccc, back, valid & (self._leads(cps) > 0)
 
+    def composite_of(self, first: tf.Tensor, second: tf.Tensor) -> tf.Tensor:
+        """int32 code points [k], [k] -> int32 [k]: the primary composite of each pair, -1 for none (or where
+        `first` is negative)."""
+        key = tf.bitwise.bitwise_or(
+            tf.bitwise.left_shift(tf.cast(first, tf.int64), _CP_BITS), tf.cast(second, tf.int64)
+        )
+        return tf.where(first >= 0, self._composite(key), -1)
+
     def _composite(self, keys: tf.Tensor) -> tf.Tensor:
         """int64 pair keys [k] -> int32 [k]: the primary composite of each (starter, mark) pair, -1 for none."""
         at = tf.minimum(tf.searchsorted(self._pair_keys, keys), tf.size(self._pair_keys) - 1)
@@ -102,7 +111,7 @@ class Composer(tf.Module):
         ccc = self._classes(code_points)
         row_start = _row_starts(rows)
         run = row_start | (ccc == 0)
-        run_start = tf.gather(tf.boolean_mask(position, run), tf.cumsum(tf.cast(run, tf.int32)) - 1)
+        run_start = tf.gather(masked(position, run), tf.cumsum(tf.cast(run, tf.int32)) - 1)
         order = self._mark_order(ccc, row_start)
         return row_start, run, run_start, order, tf.gather(ccc, order)
 
@@ -158,14 +167,14 @@ class Composer(tf.Module):
         position = tf.range(m)
         valid = code_points >= 0
         group = run | (ccc != tf.concat([[-1], ccc[:-1]], 0))[:m]
-        rank = position - tf.gather(tf.boolean_mask(position, group), tf.cumsum(tf.cast(group, tf.int32)) - 1)
+        rank = position - tf.gather(masked(position, group), tf.cumsum(tf.cast(group, tf.int32)) - 1)
         skip = (ccc > 0) & (rank >= _MAX_CHAIN)
         skipped = tf.concat([[0], tf.cumsum(tf.cast(skip, tf.int32))], 0)  # skipped before each position
         previous_run = tf.gather(run_start, tf.maximum(position - 1, 0))
         blocked = tf.gather(skipped, position) > tf.gather(skipped, previous_run)
         maybe = tf.where(tf.gather(valid, order), self._maybe(tf.maximum(cps, 0)) > 0, False)
         start = row_start | ((ccc == 0) & (~maybe | blocked))
-        loop_pos = tf.boolean_mask(position, ~skip)  # the code points the loop visits, in order
+        loop_pos = masked(position, ~skip)  # the code points the loop visits, in order
         seg_start = tf.reshape(tf.where(tf.gather(start, loop_pos)), [-1])
         seg_start = tf.cast(seg_start, tf.int32)  # index into loop_pos
         seg_length = tf.concat([seg_start[1:], tf.shape(loop_pos)], 0) - seg_start
@@ -187,15 +196,11 @@ class Composer(tf.Module):
             c, cc = tf.gather(cps, at), tf.gather(ccc, at)
             pos, val, lst = tf.gather(cur_pos, active), tf.gather(cur_val, active), tf.gather(last, active)
             unblocked = (pos >= 0) & (c >= 0) & tf.where(cc == 0, lst < 0, lst < cc)
-            key = tf.bitwise.bitwise_or(
-                tf.bitwise.left_shift(tf.cast(tf.maximum(val, 0), tf.int64), _CP_BITS),
-                tf.cast(tf.maximum(c, 0), tf.int64),
-            )
-            composite = tf.where(unblocked, self._composite(key), -1)
+            composite = tf.where(unblocked, self.composite_of(tf.maximum(val, 0), tf.maximum(c, 0)), -1)
             composed = composite >= 0
-            done = tf.boolean_mask(pos, composed)[:, None]
-            cps = tf.tensor_scatter_nd_update(cps, done, tf.boolean_mask(composite, composed))
-            owner = tf.tensor_scatter_nd_update(owner, tf.boolean_mask(at, composed)[:, None], done[:, 0])
+            done = masked(pos, composed)[:, None]
+            cps = tf.tensor_scatter_nd_update(cps, done, masked(composite, composed))
+            owner = tf.tensor_scatter_nd_update(owner, masked(at, composed)[:, None], done[:, 0])
             new_starter = ~composed & (cc == 0)
             pos = tf.where(new_starter, at, pos)
             val = tf.where(composed, composite, tf.where(new_starter, c, val))

@@ -163,7 +163,10 @@ def _normalize_failing(strings: tf.Tensor, form: str) -> tf.Tensor:
     at, pieces, _ = tf.raw_ops.StringSplitV2(input=marked, sep=_MARK)
     runs_at = tf.where((tf.math.floormod(at[:, 1], 2) == 1) & tf.gather(valid, at[:, 0]))  # a \xff splits too
     runs = _Runs(tf.gather_nd(pieces, runs_at), form)
-    singles = runs.singles()
+    singles, longer = runs.singles(), runs.lengths > 1
+    if _STEPS[form][1]:  # composing forms: a Hangul syllable's jamo, and the like, compose without the chain
+        composes, composite = runs.starter_composites()
+        singles, longer = tf.where(composes, composite, singles), longer & ~composes
 
     def join(normalized_runs):
         return tf.strings.unsorted_segment_join(
@@ -171,8 +174,8 @@ def _normalize_failing(strings: tf.Tensor, form: str) -> tf.Tensor:
         )
 
     return tf.cond(
-        tf.reduce_any(runs.lengths > 1) | ~tf.reduce_all(valid),
-        lambda: _with_longer_runs(strings, valid, runs, singles, join, form),
+        tf.reduce_any(longer) | ~tf.reduce_all(valid),
+        lambda: _with_longer_runs(strings, valid, runs, longer, singles, join, form),
         lambda: join(singles),
     )
 
@@ -182,16 +185,37 @@ class _Runs:
 
     def __init__(self, runs: tf.Tensor, form: str):
         self.runs, self.form = runs, form
-        splits, code_points = tf.raw_ops.UnicodeDecode(input=runs, input_encoding="UTF-8")
+        splits, self.code_points = tf.raw_ops.UnicodeDecode(input=runs, input_encoding="UTF-8")
         self.splits = tf.cast(splits, tf.int32)
         self.lengths = self.splits[1:] - self.splits[:-1]
-        self.code = _run_codes(form)(code_points)
+        self.code = _run_codes(form)(self.code_points)
         self.starter_code = tf.gather(self.code, self.splits[:-1])
 
     def singles(self) -> tf.Tensor:
         """string [r]: each run normalized as if it were its first code point alone."""
         row = self.starter_code // _ROW
         return tf.where(row == 0, self.runs, tf.gather(_single_code_points(self.form), row))
+
+    def starter_composites(self) -> tuple[tf.Tensor, tf.Tensor]:
+        """(bool [r], string [r]) for the composing forms: whether a run is two or three starters, each kept
+        alone, that compose pair by pair into one code point, and that code point's UTF-8 (what the chain gives:
+        nothing to reorder, nothing blocked). Hangul's conjoining jamo are such runs (keras-hub case folds Korean
+        text after NFD), and Indic two-part vowels: they skip the composition loop."""
+        position = self.splits[:-1, None] + tf.range(_MAX_STARTERS)
+        padding = tf.zeros([_MAX_STARTERS - 1], tf.int32)  # a run's next code points, even at the end
+        code_points = tf.gather(tf.concat([self.code_points, padding], 0), position)
+        code = tf.gather(tf.concat([self.code, padding], 0), position)
+        kept_starter = (code < _ROW) & (tf.math.floormod(code, 256) == 0)  # row 0: kept alone; class 0
+        inside = tf.range(_MAX_STARTERS) < self.lengths[:, None]
+        composite = _composer().composite_of(code_points[:, 0], code_points[:, 1])
+        composite = tf.where(self.lengths == 3, _composer().composite_of(composite, code_points[:, 2]), composite)
+        composes = (self.lengths > 1) & (self.lengths <= _MAX_STARTERS) & (composite >= 0)
+        composes &= tf.reduce_all(kept_starter | ~inside, axis=1)
+        one_each = tf.range(tf.size(composite, out_type=tf.int64) + 1)
+        encoded = tf.strings.unicode_encode(
+            tf.RaggedTensor.from_row_splits(tf.maximum(composite, 0), one_each, validate=False), "UTF-8"
+        )
+        return composes, encoded
 
     def changing(self) -> tf.Tensor:
         """bool [r]: whether a run may change, other than a starter with the kept marks it allows in canonical
@@ -205,10 +229,11 @@ class _Runs:
         return changes | ~_has(self.starter_code, _AFTER_FIRST_ONLY | _ANY_KEPT_MARK)
 
 
-def _with_longer_runs(strings, valid, runs: _Runs, singles, join, form: str) -> tf.Tensor:
-    """`_normalize_failing`'s result where some runs are longer than a code point or some strings are not
-    valid UTF-8: the runs that may change and those strings through one `_normalize_chain`."""
-    longer_at = tf.where((runs.lengths > 1) & runs.changing())
+def _with_longer_runs(strings, valid, runs: _Runs, longer, singles, join, form: str) -> tf.Tensor:
+    """`_normalize_failing`'s result where some runs (`longer`, bool [r]) are longer than a code point and not
+    left to `singles`, or some strings are not valid UTF-8: the runs that may change and those strings through
+    one `_normalize_chain`."""
+    longer_at = tf.where(longer & runs.changing())
     invalid_at = tf.where(~valid)
     chained = tf.concat([tf.gather_nd(runs.runs, longer_at), tf.gather_nd(strings, invalid_at)], 0)
     normalized = tf.cond(tf.size(chained) > 0, lambda: _normalize_chain(chained, form=form), lambda: chained)
@@ -224,6 +249,7 @@ _ANY_KEPT_MARK = 512  # nothing reorders after it, the first of no pair: asks fo
 _MARK_AFTER_FIRST = 1024  # a kept mark that composes with nothing
 _KEPT_MARK = 2048  # a kept mark
 _ROW = 4096  # and from this bit up, the code point's row in `_single_code_points` (0: `form` keeps it alone)
+_MAX_STARTERS = 3  # the longest run `_Runs.starter_composites` takes: Hangul's leading, vowel and trailing jamo
 
 
 def _has(code: tf.Tensor, bits) -> tf.Tensor:
@@ -598,10 +624,12 @@ def encode_keeping_bytes(code_points, rows, n, raw: tf.Tensor) -> tf.Tensor:
     themselves) and the Composer (they are starters that combine with nothing).
     """
     invalid = code_points == ut.INVALID_UTF8
-    one_each = tf.RaggedTensor.from_uniform_row_length(tf.where(invalid, 0x20, code_points), 1)
+    one_each = tf.RaggedTensor.from_uniform_row_length(tf.where(invalid, 0x20, code_points), 1, validate=False)
     pieces = tf.strings.unicode_encode(one_each, "UTF-8")
     pieces = tf.tensor_scatter_nd_update(pieces, tf.where(invalid), raw)
-    joined = tf.RaggedTensor.from_value_rowids(pieces, tf.cast(rows, tf.int64), nrows=tf.cast(n, tf.int64))
+    joined = tf.RaggedTensor.from_value_rowids(
+        pieces, tf.cast(rows, tf.int64), nrows=tf.cast(n, tf.int64), validate=False
+    )
     return tf.strings.reduce_join(joined, axis=1)
 
 
