@@ -95,12 +95,58 @@ def tf_text_tables(cps: list[int]) -> dict:
     for form in ("NFD", "NFKD", "NFC", "NFKC"):
         table = per_code_point(lambda s: text.normalize_utf8(s, form), f"tf_text {form}")
         tables[form.lower()] = changed(decode(table))
+    tables["ccc"] = combining_classes(cps, tables["nfd"])
     tables["control"] = members(r"\p{Cc}|\p{Cf}", "tf_text control")
     tables["mn"] = members(r"\p{Mn}", "tf_text mn")  # keras-hub's strip_accents drops them after NFD
     tables["whitespace"] = members(r"\s", "tf_text whitespace")
     tables["punctuation"] = members(TF_TEXT_PUNCTUATION, "tf_text punctuation")
     tables["cjk"] = members(TF_TEXT_CJK, "tf_text cjk")
     return tables
+
+
+def combining_classes(cps: list[int], nfd: dict[str, list[int]]) -> dict[str, int]:
+    """{code point: canonical combining class} of every code point whose class is above 0: for those NFD
+    keeps, ICU's (in tensorflow_text), read off its canonical ordering (a mark of class k moves before a
+    mark of a lower non-zero class written after it); for those NFD replaces, Python's.
+
+    The marks are found by two orderings, against U+0301 (230) and U+0316 (220). Python's `unicodedata`
+    (Unicode 14 on Python 3.11; a class never changes once assigned) names one reference mark per class;
+    which side of each reference a mark sorts to gives its class.
+    """
+    import unicodedata
+
+    import tensorflow_text as text
+
+    def nfd_of(strings: list[str]) -> list[str]:
+        encoded = [s.encode("utf-8") for s in strings]
+        return [s.decode("utf-8") for s in text.normalize_utf8(encoded, "NFD").numpy()]
+
+    def moves(strings: list[str]) -> list[bool]:  # whether canonical ordering changes each string
+        return [out != s for out, s in zip(nfd_of(strings), strings)]
+
+    kept = [chr(c) for c in cps if str(c) not in nfd]
+    references = {}
+    for ch in kept:
+        if unicodedata.combining(ch):
+            references.setdefault(unicodedata.combining(ch), ch)
+    low = moves([f"a\u0301{ch}" for ch in kept])  # 0 < class < 230
+    high = moves([f"a{ch}\u0316" for ch in kept])  # class > 220
+    probes = sorted(references.items())
+    classes = {}
+    for ch in tqdm([ch for ch, lo, hi in zip(kept, low, high) if lo or hi], desc="tf_text classes", leave=False):
+        above = moves([f"a{ch}{ref}" for _, ref in probes])  # ch's class > ref's
+        below = moves([f"a{ref}{ch}" for _, ref in probes])  # ch's class < ref's
+        equal = [k for (k, _), a, b in zip(probes, above, below) if not a and not b]
+        consistent = len(equal) == 1 and all(
+            (k < equal[0]) == a and (k > equal[0]) == b for (k, _), a, b in zip(probes, above, below)
+        )
+        if not consistent:
+            raise SystemExit(f"U+{ord(ch):04X}: tensorflow_text orders it against no single known class")
+        classes[str(ord(ch))] = equal[0]
+    for c in nfd:  # NFD replaces these before any ordering: their own class (never a new one) is Python's
+        if unicodedata.combining(chr(int(c))):
+            classes[c] = unicodedata.combining(chr(int(c)))
+    return dict(sorted(classes.items(), key=lambda item: int(item[0])))
 
 
 def hf_tables(cps: list[int]) -> dict:

@@ -233,3 +233,40 @@ def test_runs_of_starters_that_compose_are_what_the_chain_gives(form):
     peer = tf_text.case_fold_utf8(strings) if form == "NFKC_CASEFOLD" else tf_text.normalize_utf8(strings, form)
     assert got == peer.numpy().tolist()
     assert got[len(pairs)] == "\uac01".encode() and got[len(pairs) + len(triples) - 1] == "\ud7a3".encode()
+
+
+def test_combining_classes_are_icus_newer_marks_included():
+    """Every mark with a combining class (the shipped table: ICU's, which knows marks Python's `unicodedata`
+    does not, as U+0897 (230), U+1E4EC (232) and U+113CE (9)) ordered against marks of other classes, and
+    blocking or not a composition after it, in every form, as tensorflow_text."""
+    from tf_wordpiece.unicode import tables as ut
+
+    classes = {int(c): k for c, k in ut.peer_tables()["tf_text"]["ccc"].items()}
+    assert classes[0x0897] == 230 and classes[0x1E4EC] == 232 and classes[0x113CE] == 9 and classes[0x0301] == 230
+    strings = []
+    for mark in map(chr, classes):
+        strings += [f"a{mark}{ref}" for ref in "\u0334\u0316\u0301\u035c"] + [f"a\u0301{mark}", f"e{mark}\u0301x"]
+    batch = tf.constant([s.encode() for s in strings])
+    for form in ("NFC", "NFD", "NFKC", "NFKD"):
+        assert ours.normalize_utf8(batch, form).numpy().tolist() == tf_text.normalize_utf8(batch, form).numpy().tolist()
+    assert ours.case_fold_utf8(batch).numpy().tolist() == tf_text.case_fold_utf8(batch).numpy().tolist()
+
+
+def test_a_composite_whose_first_code_point_composes_backward_is_no_quick_starter():
+    """Unicode 16's Tulu-Tigalari, Gurung Khema and Kirat Rai composites decompose to a first code point that
+    composes with one before it (U+113C2 U+113C5 is U+113C5 U+113C2 in NFC): the quick check must not pass
+    them. Each such composite after each code point it may compose with, in every form, as tensorflow_text."""
+    from tf_wordpiece.bert import composition
+    from tf_wordpiece.unicode import tables as ut
+
+    nfd = {int(c): full for c, full in ut.peer_tables()["tf_text"]["nfd"].items()}
+    befores = {}
+    for first, second in composition.composite_pairs():
+        befores.setdefault(second, []).append(first)
+    composites = [c for c, full in nfd.items() if full[0] in befores and c not in befores]
+    assert 0x113C5 in composites and 0x16121 in composites
+    strings = [chr(before) + chr(c) for c in composites for before in befores[nfd[c][0]]]
+    batch = tf.constant([s.encode() for s in strings + [f"x{s}y" for s in strings]])
+    for form in ("NFC", "NFD", "NFKC", "NFKD"):
+        assert ours.normalize_utf8(batch, form).numpy().tolist() == tf_text.normalize_utf8(batch, form).numpy().tolist()
+    assert ours.case_fold_utf8(batch).numpy().tolist() == tf_text.case_fold_utf8(batch).numpy().tolist()

@@ -17,9 +17,8 @@ runs Unicode's algorithm (UAX #15) on a flat batch:
    it: a long run of marks (Zalgo text) costs a few steps, not one per mark.
 
 The data: decompositions and which code points NFC keeps come from the
-shipped ICU tables (read off tensorflow_text, Hangul syllables included);
-combining classes from Python's `unicodedata` (the Unicode version may lag
-ICU's for the newest marks).
+shipped ICU tables (read off tensorflow_text, Hangul syllables included),
+combining classes too (ICU's Unicode, newer than Python's `unicodedata`).
 
 >>> from tf_wordpiece.unicode import tables as ut
 >>> composer = Composer()
@@ -32,7 +31,6 @@ ICU's for the newest marks).
 from __future__ import annotations
 
 import functools
-import unicodedata
 
 import numpy as np
 import tensorflow as tf
@@ -245,7 +243,7 @@ def composite_pairs() -> dict[tuple[int, int], int]:
 @functools.cache
 def _composition_data() -> tuple[dict, np.ndarray, np.ndarray]:
     """(primary composite pairs {(a, b): composite}, combining class [code points], "may combine
-    backward" [code points]) from ICU's full canonical decompositions and NFC table."""
+    backward" [code points]) from ICU's full canonical decompositions, NFC table and combining classes."""
     tables = ut.peer_tables()["tf_text"]
     nfd = ut.code_point_map(tables["nfd"])
     nfc_changes = ut.code_point_map(tables["nfc"])
@@ -259,9 +257,8 @@ def _composition_data() -> tuple[dict, np.ndarray, np.ndarray]:
         if first is not None:
             pairs[(first, full[-1])] = cp
     ccc = np.zeros(ut.NUM_CODE_POINTS, np.int32)
-    for cp in range(ut.NUM_CODE_POINTS):
-        if not 0xD800 <= cp <= 0xDFFF:
-            ccc[cp] = unicodedata.combining(chr(cp))
+    for cp, combining_class in tables["ccc"].items():
+        ccc[int(cp)] = combining_class
     maybe = np.zeros(ut.NUM_CODE_POINTS, np.int32)
     for _, second in pairs:
         if ccc[second] == 0:

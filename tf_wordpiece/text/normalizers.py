@@ -372,7 +372,7 @@ def _run_classes(form: str) -> dict[str, np.ndarray]:
         leading[int(c)] = full[0] if full else 0
     boundary = (ccc[leading] == 0) & ~second[leading] & _valid()
     boundary[deleted] = False  # gone, it lets what is before and after it compose
-    starter = kept & (ccc == 0) & ~second
+    starter = kept & boundary & ~second  # not a composite whose first code point composes backward (Unicode 16's)
     before_mark = starter.copy()
     before_mark[[int(c) for c, full in tables["nfd"].items() if ccc[full[-1]] > 0]] = False
     return dict(
