@@ -215,8 +215,8 @@ def test_runs_of_starters_that_compose_are_what_the_chain_gives(form):
     """Runs of two or three starters that compose pair by pair skip the chain (`_Runs.starter_composites`):
     every such pair of the composition table (Hangul's leading + vowel jamo, Indic two-part vowels, ...),
     every leading + vowel + trailing jamo, and, on a sample, the same after a letter, before a trailing jamo,
-    a vowel jamo, a mark or a letter, and a precomposed syllable before a trailing jamo, against the chain and
-    tensorflow_text."""
+    a vowel jamo, a mark or a letter, a precomposed syllable before a trailing jamo, and runs of four or five
+    jamo (longer than the table's runs), against the chain and tensorflow_text."""
     from tf_wordpiece.bert import composition
 
     ccc, _, _ = composition.combining_data()
@@ -227,6 +227,7 @@ def test_runs_of_starters_that_compose_are_what_the_chain_gives(form):
     sample = rng.choice(pairs, 400)
     variants = [f"x{p}" for p in sample] + [p + tail for p in sample for tail in "\u11a8\u1161\u0301a"]
     variants += [chr(0xAC00 + 28 * k) + "\u11a8" for k in range(0, 399, 7)] + ["\u1100\u1161\u11a7", "\u10ff\u1161"]
+    variants += [t + tail for t in triples[::97] for tail in ("\u11a8", "\u11af\u11ba", "\u1161")]  # 4, 5 jamo
     strings = tf.constant([s.encode() for s in pairs + triples + variants])
     got = normalizers._normalize_flat(strings, form=form).numpy().tolist()
     assert got == normalizers._normalize_chain(strings, form=form).numpy().tolist()

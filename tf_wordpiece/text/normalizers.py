@@ -10,8 +10,9 @@ expression match. In the others only the runs that may change (from one
 normalization boundary to the next) are cut out, by one `regex_replace` that
 wraps them in a byte UTF-8 never holds and a split: a run of one code point
 takes a table of each code point's form on its own, a starter with kept marks
-already in canonical order stays, and only the rest (and strings that are not
-valid UTF-8) take the chain.
+already in canonical order stays, two or three starters that compose pair by
+pair (Hangul's jamo) take the composition table, and only the rest (and
+strings that are not valid UTF-8) take the chain.
 Every function keeps the input's shape (Tensor of any rank, or RaggedTensor).
 
 >>> normalize_utf8(["\\uff2b\\uff21", "e\\u0301"], "NFKC").numpy().tolist()
@@ -150,8 +151,9 @@ def _normalize_failing(strings: tf.Tensor, form: str) -> tf.Tensor:
 
     Only the runs `_fail_run_pattern` finds may change, each on its own (a run starts at a normalization
     boundary): they are cut out by one `regex_replace` and a `split`, and joined back with the bytes between
-    them. A run of one code point takes `_single_code_points`' table; longer ones, and strings that are not
-    valid UTF-8, are left to `_with_longer_runs`, in a branch of its own (most batches have none).
+    them. A run of one code point takes `_single_code_points`' table, for the composing forms a run of
+    starters that compose (`_Runs.starter_composites`) the composition table; other longer ones, and strings
+    that are not valid UTF-8, are left to `_with_longer_runs`, in a branch of its own (most batches have none).
     """
     deleted = _deleted_pattern(form)
     if deleted:  # they map to nothing: gone first, they join no run
@@ -163,10 +165,7 @@ def _normalize_failing(strings: tf.Tensor, form: str) -> tf.Tensor:
     at, pieces, _ = tf.raw_ops.StringSplitV2(input=marked, sep=_MARK)
     runs_at = tf.where((tf.math.floormod(at[:, 1], 2) == 1) & tf.gather(valid, at[:, 0]))  # a \xff splits too
     runs = _Runs(tf.gather_nd(pieces, runs_at), form)
-    singles, longer = runs.singles(), runs.lengths > 1
-    if _STEPS[form][1]:  # composing forms: a Hangul syllable's jamo, and the like, compose without the chain
-        composes, composite = runs.starter_composites()
-        singles, longer = tf.where(composes, composite, singles), longer & ~composes
+    singles = runs.singles()
 
     def join(normalized_runs):
         return tf.strings.unsorted_segment_join(
@@ -174,8 +173,8 @@ def _normalize_failing(strings: tf.Tensor, form: str) -> tf.Tensor:
         )
 
     return tf.cond(
-        tf.reduce_any(longer) | ~tf.reduce_all(valid),
-        lambda: _with_longer_runs(strings, valid, runs, longer, singles, join, form),
+        tf.reduce_any(runs.lengths > 1) | ~tf.reduce_all(valid),
+        lambda: _with_longer_runs(strings, valid, runs, singles, join, form),
         lambda: join(singles),
     )
 
@@ -197,23 +196,19 @@ class _Runs:
         return tf.where(row == 0, self.runs, tf.gather(_single_code_points(self.form), row))
 
     def starter_composites(self) -> tuple[tf.Tensor, tf.Tensor]:
-        """(bool [r], string [r]) for the composing forms: whether a run is two or three starters, each kept
-        alone, that compose pair by pair into one code point, and that code point's UTF-8 (what the chain gives:
-        nothing to reorder, nothing blocked). Hangul's conjoining jamo are such runs (keras-hub case folds Korean
-        text after NFD), and Indic two-part vowels: they skip the composition loop."""
+        """(bool [r], string [r]) for the composing forms: whether a run is one of `_starter_runs`, and the
+        UTF-8 of the code point it composes to."""
+        keys, composites = _starter_runs(self.form)
         position = self.splits[:-1, None] + tf.range(_MAX_STARTERS)
         padding = tf.zeros([_MAX_STARTERS - 1], tf.int32)  # a run's next code points, even at the end
         code_points = tf.gather(tf.concat([self.code_points, padding], 0), position)
-        code = tf.gather(tf.concat([self.code, padding], 0), position)
-        kept_starter = (code < _ROW) & (tf.math.floormod(code, 256) == 0)  # row 0: kept alone; class 0
-        inside = tf.range(_MAX_STARTERS) < self.lengths[:, None]
-        composite = _composer().composite_of(code_points[:, 0], code_points[:, 1])
-        composite = tf.where(self.lengths == 3, _composer().composite_of(composite, code_points[:, 2]), composite)
-        composes = (self.lengths > 1) & (self.lengths <= _MAX_STARTERS) & (composite >= 0)
-        composes &= tf.reduce_all(kept_starter | ~inside, axis=1)
-        one_each = tf.range(tf.size(composite, out_type=tf.int64) + 1)
+        code_points = tf.where(tf.range(_MAX_STARTERS) < self.lengths[:, None], code_points, 0)
+        key = tf.reduce_sum(tf.cast(code_points, tf.int64) * _STARTER_KEY_SCALE, axis=1)
+        at = tf.minimum(tf.searchsorted(keys, key), keys.shape[0] - 1)
+        composes = (tf.gather(keys, at) == key) & (self.lengths > 1) & (self.lengths <= _MAX_STARTERS)
+        one_each = tf.range(tf.size(key, out_type=tf.int64) + 1)
         encoded = tf.strings.unicode_encode(
-            tf.RaggedTensor.from_row_splits(tf.maximum(composite, 0), one_each, validate=False), "UTF-8"
+            tf.RaggedTensor.from_row_splits(tf.gather(composites, at), one_each, validate=False), "UTF-8"
         )
         return composes, encoded
 
@@ -229,10 +224,15 @@ class _Runs:
         return changes | ~_has(self.starter_code, _AFTER_FIRST_ONLY | _ANY_KEPT_MARK)
 
 
-def _with_longer_runs(strings, valid, runs: _Runs, longer, singles, join, form: str) -> tf.Tensor:
-    """`_normalize_failing`'s result where some runs (`longer`, bool [r]) are longer than a code point and not
-    left to `singles`, or some strings are not valid UTF-8: the runs that may change and those strings through
-    one `_normalize_chain`."""
+def _with_longer_runs(strings, valid, runs: _Runs, singles, join, form: str) -> tf.Tensor:
+    """`_normalize_failing`'s result where some runs are longer than a code point or some strings are not
+    valid UTF-8: for the composing forms, runs of starters that compose take the composition table (Hangul's
+    jamo: keras-hub case folds Korean words after NFD); the other runs that may change and those strings go
+    through one `_normalize_chain`."""
+    longer = runs.lengths > 1
+    if _STEPS[form][1]:
+        composes, composite = runs.starter_composites()
+        singles, longer = tf.where(composes, composite, singles), longer & ~composes
     longer_at = tf.where(longer & runs.changing())
     invalid_at = tf.where(~valid)
     chained = tf.concat([tf.gather_nd(runs.runs, longer_at), tf.gather_nd(strings, invalid_at)], 0)
@@ -249,7 +249,8 @@ _ANY_KEPT_MARK = 512  # nothing reorders after it, the first of no pair: asks fo
 _MARK_AFTER_FIRST = 1024  # a kept mark that composes with nothing
 _KEPT_MARK = 2048  # a kept mark
 _ROW = 4096  # and from this bit up, the code point's row in `_single_code_points` (0: `form` keeps it alone)
-_MAX_STARTERS = 3  # the longest run `_Runs.starter_composites` takes: Hangul's leading, vowel and trailing jamo
+_MAX_STARTERS = 3  # the longest run `_starter_runs` holds: Hangul's leading, vowel and trailing jamo
+_STARTER_KEY_SCALE = tf.constant([1 << 42, 1 << 21, 1], tf.int64)  # a run of up to 3 code points as one int64
 
 
 def _has(code: tf.Tensor, bits) -> tf.Tensor:
@@ -266,6 +267,26 @@ def _run_codes(form: str) -> ut.CodePointLookup:
     code += _MARK_AFTER_FIRST * c["mark"] + _KEPT_MARK * (c["kept"] & (ccc > 0))
     with tf.init_scope():  # eager constants, even when built inside a tf.function
         return ut.CodePointLookup(code)
+
+
+@functools.cache  # one table per composing form
+def _starter_runs(form: str) -> tuple[tf.Tensor, tf.Tensor]:
+    """(int64 [k] sorted keys, int32 [k] code points): the runs of two or three code points, each a starter
+    `form` keeps alone, that compose pair by pair into one code point (what the chain gives them: nothing to
+    reorder, nothing blocked), keyed `_STARTER_KEY_SCALE` by their code points, and that code point. Hangul's
+    leading + vowel (+ trailing) jamo, Indic two-part vowels, ..."""
+    ccc, _, _ = composition.combining_data()
+    plain = (_single_code_point_rows(form)[0] == 0) & (ccc == 0)
+    pairs = {pair: composite for pair, composite in composition.composite_pairs().items() if plain[list(pair)].all()}
+    by_first: dict[int, list[tuple[int, int]]] = {}
+    for (first, second), composite in pairs.items():
+        by_first.setdefault(first, []).append((second, composite))
+    runs = {(a, b, 0): ab for (a, b), ab in pairs.items()}
+    runs.update({(a, b, c): abc for (a, b), ab in pairs.items() for c, abc in by_first.get(ab, [])})
+    keys = np.array([(a << 42) | (b << 21) | c for a, b, c in runs], np.int64)
+    order = np.argsort(keys)
+    with tf.init_scope():  # eager constants, even when built inside a tf.function
+        return tf.constant(keys[order]), tf.constant(np.array(list(runs.values()), np.int32)[order])
 
 
 @functools.cache  # one pattern per form
