@@ -8,6 +8,7 @@ import pytest
 import tensorflow as tf
 
 import tf_wordpiece.text as ours
+from helpers.child import run_python
 from tf_wordpiece.text import normalizers
 
 tf_text = pytest.importorskip("tensorflow_text")
@@ -271,3 +272,23 @@ def test_a_composite_whose_first_code_point_composes_backward_is_no_quick_starte
     for form in ("NFC", "NFD", "NFKC", "NFKD"):
         assert ours.normalize_utf8(batch, form).numpy().tolist() == tf_text.normalize_utf8(batch, form).numpy().tolist()
     assert ours.case_fold_utf8(batch).numpy().tolist() == tf_text.case_fold_utf8(batch).numpy().tolist()
+
+
+def test_first_used_inside_tf_data_pipelines_one_after_another():
+    """tf_wordpiece.text's modules load lazily, so in a fresh process their first use may be inside a tf.data
+    trace: nothing they keep may be that trace's tensor (a module-level `tf.constant` was, and the next
+    pipeline failed to build)."""
+    got = run_python(
+        """
+        import json
+        import tensorflow as tf
+        import tf_wordpiece.text as text
+
+        lines = tf.data.Dataset.from_tensor_slices(["Cafe\\u0301 Stra\\u00dfe", "x"]).batch(2)
+        forms = ("NFD", "NFC", "NFKC_CASEFOLD")
+        fold = lambda x: text.case_fold_utf8(x)
+        fns = [lambda x, form=form: text.normalize_utf8(x, form) for form in forms[:2]] + [fold]
+        print(json.dumps([[s.decode() for s in next(iter(lines.map(fn))).numpy().tolist()] for fn in fns]))
+        """
+    )
+    assert got == [["Cafe\u0301 Stra\u00dfe", "x"], ["Caf\u00e9 Stra\u00dfe", "x"], ["caf\u00e9 strasse", "x"]]

@@ -250,7 +250,7 @@ _MARK_AFTER_FIRST = 1024  # a kept mark that composes with nothing
 _KEPT_MARK = 2048  # a kept mark
 _ROW = 4096  # and from this bit up, the code point's row in `_single_code_points` (0: `form` keeps it alone)
 _MAX_STARTERS = 3  # the longest run `_starter_runs` holds: Hangul's leading, vowel and trailing jamo
-_STARTER_KEY_SCALE = tf.constant([1 << 42, 1 << 21, 1], tf.int64)  # a run of up to 3 code points as one int64
+_STARTER_KEY_SCALE = np.array([1 << 42, 1 << 21, 1], np.int64)  # a run of up to 3 code points as one int64
 
 
 def _has(code: tf.Tensor, bits) -> tf.Tensor:
