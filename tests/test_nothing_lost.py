@@ -22,7 +22,7 @@ import tensorflow as tf
 
 import tf_wordpiece as twp
 from helpers.learner_cases import corpus
-from tf_wordpiece import files
+from tf_wordpiece import console, files
 from tf_wordpiece.export import converter
 from tf_wordpiece.export.layout import ExportLayout
 from tf_wordpiece.export.module import CustomTokenizer
@@ -267,6 +267,34 @@ def test_ctrl_c_ends_export_at_once_at_any_point(pairs_file, tmp_path, ready, af
     assert_ended_cleanly_by_ctrl_c(run)
     assert "interrupted; nothing written" in run.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_inside_a_native_modules_initialization_stays_ctrl_c():
+    """pybind11 turns a KeyboardInterrupt raised while a module initializes (a Ctrl-C while TensorFlow loads)
+    into `ImportError: initialization failed`: TensorFlow's import still ends as an interrupt, also where that
+    ImportError is caught on the way. An ImportError without a Ctrl-C stays one, and Python's handler is back
+    afterwards."""
+
+    def native_init(ctrl_c: bool):
+        try:
+            if ctrl_c:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(5)  # the handler raises during the sleep
+        except KeyboardInterrupt:
+            pass
+        raise ImportError("initialization failed")  # what pybind11 makes of it
+
+    with pytest.raises(KeyboardInterrupt) as caught, console.ctrl_c_stays_ctrl_c():
+        native_init(ctrl_c=True)
+    assert isinstance(caught.value.__cause__, ImportError)
+    with pytest.raises(ImportError), console.ctrl_c_stays_ctrl_c():
+        native_init(ctrl_c=False)
+    with pytest.raises(KeyboardInterrupt), console.ctrl_c_stays_ctrl_c():
+        try:
+            native_init(ctrl_c=True)
+        except ImportError:
+            pass  # an optional module, as TensorFlow imports some: the Ctrl-C must not be lost with it
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_ctrl_c_while_writing_a_vocabulary_keeps_the_old_one(tmp_path, monkeypatch):

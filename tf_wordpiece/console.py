@@ -9,8 +9,10 @@ import argparse
 import contextlib
 import logging
 import os
+import signal
 import sys
 import tempfile
+import threading
 from typing import Callable, Iterator, Sequence
 
 from tf_wordpiece.messages import in_names, shown_path
@@ -53,15 +55,54 @@ def import_tensorflow_quietly(announce: str | None = None):
     if announce:
         print(announce, file=sys.stderr, flush=True)
     if tensorflow_logs_wanted():
-        import tensorflow as tf
+        with ctrl_c_stays_ctrl_c():
+            import tensorflow as tf
 
         return tf
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
-    with _stderr_held_back():
+    with _stderr_held_back(), ctrl_c_stays_ctrl_c():
         import tensorflow as tf
 
         tf.config.list_logical_devices()  # creates the devices: the lines of the first operation come here
     return tf
+
+
+@contextlib.contextmanager
+def ctrl_c_stays_ctrl_c() -> Iterator[None]:
+    """A Ctrl-C pressed inside the block ends it as a KeyboardInterrupt, whatever native code made of it: pybind11
+    reports a KeyboardInterrupt raised while one of TensorFlow's modules initializes as `ImportError:
+    initialization failed`, which ended a command with a traceback, and where TensorFlow imports an optional
+    module under `except ImportError` the Ctrl-C was lost (the export went on). Only in the main thread, and
+    only over Python's own Ctrl-C handler (a caller's handler is left alone).
+
+    >>> with ctrl_c_stays_ctrl_c():
+    ...     pass
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    pressed = []
+
+    def on_ctrl_c(signum, frame):
+        pressed.append(signum)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_ctrl_c)
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise
+    except Exception as error:
+        if pressed:
+            raise KeyboardInterrupt from error
+        raise
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if pressed:  # swallowed on the way: TensorFlow's optional modules are imported under `except ImportError`
+        raise KeyboardInterrupt
 
 
 @contextlib.contextmanager

@@ -283,7 +283,7 @@ def _starter_runs(form: str) -> tuple[tf.Tensor, tf.Tensor]:
         by_first.setdefault(first, []).append((second, composite))
     runs = {(a, b, 0): ab for (a, b), ab in pairs.items()}
     runs.update({(a, b, c): abc for (a, b), ab in pairs.items() for c, abc in by_first.get(ab, [])})
-    keys = np.array([(a << 42) | (b << 21) | c for a, b, c in runs], np.int64)
+    keys = np.array(list(runs), np.int64) @ _STARTER_KEY_SCALE
     order = np.argsort(keys)
     with tf.init_scope():  # eager constants, even when built inside a tf.function
         return tf.constant(keys[order]), tf.constant(np.array(list(runs.values()), np.int32)[order])
