@@ -78,10 +78,8 @@ def ctrl_c_stays_ctrl_c() -> Iterator[None]:
     >>> with ctrl_c_stays_ctrl_c():
     ...     pass
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    main_thread = threading.current_thread() is threading.main_thread()
+    if not main_thread or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         yield
         return
     pressed = []

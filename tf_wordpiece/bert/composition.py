@@ -74,14 +74,6 @@ class Composer(tf.Module):
         back = valid & ((ccc > 0) | (self._maybe(cps) > 0))
         return ccc, back, valid & (self._leads(cps) > 0)
 
-    def composite_of(self, first: tf.Tensor, second: tf.Tensor) -> tf.Tensor:
-        """int32 code points [k], [k] -> int32 [k]: the primary composite of each pair, -1 for none (or where
-        `first` is negative)."""
-        key = tf.bitwise.bitwise_or(
-            tf.bitwise.left_shift(tf.cast(first, tf.int64), _CP_BITS), tf.cast(second, tf.int64)
-        )
-        return tf.where(first >= 0, self._composite(key), -1)
-
     def _composite(self, keys: tf.Tensor) -> tf.Tensor:
         """int64 pair keys [k] -> int32 [k]: the primary composite of each (starter, mark) pair, -1 for none."""
         at = tf.minimum(tf.searchsorted(self._pair_keys, keys), tf.size(self._pair_keys) - 1)
@@ -194,7 +186,11 @@ class Composer(tf.Module):
             c, cc = tf.gather(cps, at), tf.gather(ccc, at)
             pos, val, lst = tf.gather(cur_pos, active), tf.gather(cur_val, active), tf.gather(last, active)
             unblocked = (pos >= 0) & (c >= 0) & tf.where(cc == 0, lst < 0, lst < cc)
-            composite = tf.where(unblocked, self.composite_of(tf.maximum(val, 0), tf.maximum(c, 0)), -1)
+            key = tf.bitwise.bitwise_or(
+                tf.bitwise.left_shift(tf.cast(tf.maximum(val, 0), tf.int64), _CP_BITS),
+                tf.cast(tf.maximum(c, 0), tf.int64),
+            )
+            composite = tf.where(unblocked, self._composite(key), -1)
             composed = composite >= 0
             done = masked(pos, composed)[:, None]
             cps = tf.tensor_scatter_nd_update(cps, done, masked(composite, composed))

@@ -206,11 +206,7 @@ class _Runs:
         key = tf.reduce_sum(tf.cast(code_points, tf.int64) * _STARTER_KEY_SCALE, axis=1)
         at = tf.minimum(tf.searchsorted(keys, key), keys.shape[0] - 1)
         composes = (tf.gather(keys, at) == key) & (self.lengths > 1) & (self.lengths <= _MAX_STARTERS)
-        one_each = tf.range(tf.size(key, out_type=tf.int64) + 1)
-        encoded = tf.strings.unicode_encode(
-            tf.RaggedTensor.from_row_splits(tf.gather(composites, at), one_each, validate=False), "UTF-8"
-        )
-        return composes, encoded
+        return composes, _each_encoded(tf.gather(composites, at))
 
     def changing(self) -> tf.Tensor:
         """bool [r]: whether a run may change, other than a starter with the kept marks it allows in canonical
@@ -645,10 +641,13 @@ def encode_keeping_bytes(code_points, rows, n, raw: tf.Tensor) -> tf.Tensor:
     themselves) and the Composer (they are starters that combine with nothing).
     """
     invalid = code_points == ut.INVALID_UTF8
-    one_each = tf.RaggedTensor.from_uniform_row_length(tf.where(invalid, 0x20, code_points), 1, validate=False)
-    pieces = tf.strings.unicode_encode(one_each, "UTF-8")
-    pieces = tf.tensor_scatter_nd_update(pieces, tf.where(invalid), raw)
+    pieces = tf.tensor_scatter_nd_update(_each_encoded(tf.where(invalid, 0x20, code_points)), tf.where(invalid), raw)
     return tf.strings.unsorted_segment_join(pieces, rows, n)  # in order (a ragged reduce_join: 100 graph nodes)
+
+
+def _each_encoded(code_points: tf.Tensor) -> tf.Tensor:
+    """int32 code points [n] -> string [n]: the UTF-8 of each one alone."""
+    return tf.strings.unicode_encode(tf.RaggedTensor.from_uniform_row_length(code_points, 1, validate=False), "UTF-8")
 
 
 def normalize_utf8_with_offsets_map(input, normalization_form: str = "NFKC", name: str | None = None):  # noqa: A002
