@@ -67,40 +67,55 @@ def import_tensorflow_quietly(announce: str | None = None):
     return tf
 
 
+class _CtrlCNoted:
+    """Python's own Ctrl-C handler (raises KeyboardInterrupt) that also counts the presses."""
+
+    def __init__(self) -> None:
+        self.presses = 0
+
+    def __call__(self, signum, frame):
+        self.presses += 1
+        raise KeyboardInterrupt
+
+
 @contextlib.contextmanager
 def ctrl_c_stays_ctrl_c() -> Iterator[None]:
-    """A Ctrl-C pressed inside the block ends it as a KeyboardInterrupt, whatever native code made of it: pybind11
-    reports a KeyboardInterrupt raised while one of TensorFlow's modules initializes as `ImportError:
-    initialization failed`, which ended a command with a traceback, and where TensorFlow imports an optional
-    module under `except ImportError` the Ctrl-C was lost (the export went on). Only in the main thread, and
-    only over Python's own Ctrl-C handler (a caller's handler is left alone).
+    """A Ctrl-C pressed inside the block ends it as a KeyboardInterrupt, whatever the code it hit made of it.
+
+    pybind11 reports a KeyboardInterrupt raised while one of TensorFlow's
+    modules initializes as `ImportError: initialization failed`; where
+    TensorFlow imports an optional module under `except ImportError` the
+    Ctrl-C was lost (the export went on); one raised while autograph converts
+    a function becomes `AssertionError: Concurrent access?` as its stack
+    mapper unwinds. Each ended a command with a traceback or not at all.
+    Blocks nest (an inner one still ends at once). Only in the main thread,
+    and only over Python's own Ctrl-C handler (a caller's handler is left alone).
 
     >>> with ctrl_c_stays_ctrl_c():
     ...     pass
     """
-    main_thread = threading.current_thread() is threading.main_thread()
-    if not main_thread or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    handler = signal.getsignal(signal.SIGINT) if threading.current_thread() is threading.main_thread() else None
+    installed_here = handler is signal.default_int_handler
+    if installed_here:
+        handler = _CtrlCNoted()
+        signal.signal(signal.SIGINT, handler)
+    if not isinstance(handler, _CtrlCNoted):  # not the main thread, a caller's own handler, or Ctrl-C ignored
         yield
         return
-    pressed = []
-
-    def on_ctrl_c(signum, frame):
-        pressed.append(signum)
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGINT, on_ctrl_c)
+    presses_before = handler.presses
     try:
         yield
     except KeyboardInterrupt:
         raise
     except Exception as error:
-        if pressed:
+        if handler.presses > presses_before:
             raise KeyboardInterrupt from error
         raise
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    if pressed:  # swallowed on the way: TensorFlow's optional modules are imported under `except ImportError`
-        raise KeyboardInterrupt
+        if installed_here:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+    if handler.presses > presses_before:  # swallowed on the way (TensorFlow imports optional modules under
+        raise KeyboardInterrupt  # `except ImportError`)
 
 
 @contextlib.contextmanager
@@ -260,7 +275,8 @@ def run_command(name: str, command: Callable[[], int], *, kept: list[str]) -> in
     are removed by their writers' cleanup as the interrupt unwinds, before this.
     """
     try:
-        return command()
+        with ctrl_c_stays_ctrl_c():
+            return command()
     except KeyboardInterrupt:
         what = f"kept {', '.join(kept)}" if kept else "nothing written"
         print(f"\n{name}: interrupted; {what}", file=sys.stderr)
