@@ -49,7 +49,21 @@ def refuse_empty_list(values, name: str) -> None:
         )
 
 
+def ragged_value_as_tensor(values):
+    """A `tf.compat.v1.ragged.RaggedTensorValue` (what a TF1 session returns, and tensorflow_text takes) as a
+    RaggedTensor; anything else unchanged.
+
+    >>> value = tf.compat.v1.ragged.RaggedTensorValue(tf.constant([1, 2, 3]).numpy(), tf.constant([0, 2, 3]).numpy())
+    >>> ragged_value_as_tensor(value).to_list()
+    [[1, 2], [3]]
+    """
+    if isinstance(values, tf.compat.v1.ragged.RaggedTensorValue):
+        return tf.RaggedTensor.from_nested_row_splits(values.flat_values, values.nested_row_splits)
+    return values
+
+
 def as_strings(values, name: str):
+    values = ragged_value_as_tensor(values)
     if isinstance(values, tf.RaggedTensor):
         tensor = values
     else:
@@ -109,6 +123,7 @@ def as_word_batch(values, name: str) -> tuple[tf.RaggedTensor, bool]:
 
 def as_ids(values, name: str):
     """Token ids as a Tensor or RaggedTensor of an integer dtype (Python lists of lists may be ragged)."""
+    values = ragged_value_as_tensor(values)
     if not isinstance(values, (tf.Tensor, tf.RaggedTensor)):
         try:
             values = tf.convert_to_tensor(values, dtype_hint=tf.int64)  # [] too: int64, not float32
@@ -294,7 +309,7 @@ def wrap_rows(values: tf.RaggedTensor, first, last) -> tf.RaggedTensor:
     row, position = rows_and_positions(lengths + 2, out_type=tf.int64)
     size = tf.size(values.flat_values, out_type=tf.int64)
     source = tf.gather(tf.cast(values.row_starts(), tf.int64), row) + position - 1  # position 1..k: the row's values
-    source = tf.where(position == 0, size, tf.where(position > tf.gather(lengths, row), size + 1, source))
+    source = tf.where(tf.equal(position, 0), size, tf.where(position > tf.gather(lengths, row), size + 1, source))
     pool = tf.concat([values.flat_values, tf.constant([first, last], values.dtype)], 0)
     splits = values.row_splits + 2 * tf.range(tf.size(values.row_splits, out_type=values.row_splits.dtype))
     return tf.RaggedTensor.from_row_splits(tf.gather(pool, source), splits, validate=False)

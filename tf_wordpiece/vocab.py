@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 from typing import Sequence, Union
 
+import numpy as np
 import tensorflow as tf
 
 from tf_wordpiece.files import looks_like_text_lines, write_text_atomically
 from tf_wordpiece.messages import counted, shown_path
+from tf_wordpiece.tf1_graphs import HashTable
 from tf_wordpiece.vocab_text import read_vocab_lines
 
 VocabLike = Union[str, os.PathLike, Sequence[str], tf.lookup.StaticHashTable, tf.lookup.StaticVocabularyTable]
@@ -60,7 +62,7 @@ class Vocab(tf.Module):
         # One tensor of the tokens, which the table's keys are too: a SavedModel stores a tensor that
         # several functions capture once, so the vocabulary is in it once, however many tables read it.
         self.token_tensor = tf.constant(self.tokens, tf.string)
-        self.table = tf.lookup.StaticHashTable(
+        self.table = HashTable(
             tf.lookup.KeyValueTensorInitializer(self.token_tensor, tf.range(len(self.tokens), dtype=tf.int64)),
             default_value=-1,
         )
@@ -75,6 +77,15 @@ class Vocab(tf.Module):
             buckets = tf.strings.to_hash_bucket_fast(strings, self.num_oov_buckets) + len(self.tokens)
             return tf.where(ids >= 0, ids, buckets)
         return tf.where(ids >= 0, ids, self.oov_default)
+
+    def id_looked_up(self, token: str) -> int:
+        """`lookup`'s id of one token, as a Python int: an OOV bucket's for a token outside the vocabulary.
+
+        >>> Vocab(["[UNK]", "a"]).id_looked_up("a"), Vocab(["[UNK]", "a"]).id_looked_up("zz")
+        (1, 2)
+        """
+        with tf.init_scope():
+            return int(_table_values(self.lookup(tf.constant([token])))[0][0])
 
     def id_of(self, token: str) -> int:
         return self._ids.get(token, -1)
@@ -91,15 +102,29 @@ def _describe(vocab: VocabLike) -> str:
 def _oov_rule(vocab: VocabLike, size: int) -> tuple[int, int]:
     """(OOV buckets, default id without buckets) of tensorflow_text's lookups in this vocabulary."""
     if isinstance(vocab, tf.lookup.StaticVocabularyTable):
-        return int(vocab.size()) - size, -1
+        return int(_table_values(vocab.size())[0]) - size, -1
     if isinstance(vocab, tf.lookup.StaticHashTable):
-        return 0, int(vocab.default_value)
+        return 0, int(_table_values(tf.convert_to_tensor(vocab.default_value))[0])
     return 1, -1  # tensorflow_text's StaticVocabularyTable(path, num_oov_buckets=1)
 
 
 def _export_vocabulary_table(table: tf.lookup.StaticVocabularyTable) -> tuple[tf.Tensor, tf.Tensor]:
     """The keys and ids of a StaticVocabularyTable's in-vocabulary part (it has no export method)."""
     return tf.raw_ops.LookupTableExportV2(table_handle=table.resource_handle, Tkeys=tf.string, Tvalues=tf.int64)
+
+
+def _table_values(*tensors: tf.Tensor) -> list[np.ndarray]:
+    """The values of tensors read off a table. Eager tensors have them; in a TF1-style graph (tensorflow_text's
+    graph-mode tests, `tf.compat.v1.Session` code) they come from a session of their own, which initializes
+    the graph's tables first: the caller's sessions are not touched."""
+    if all(hasattr(t, "numpy") for t in tensors):
+        return [t.numpy() for t in tensors]
+    graph = tensors[0].graph
+    with graph.as_default():
+        initialize = tf.compat.v1.tables_initializer()
+    with tf.compat.v1.Session(graph=graph) as session:
+        session.run(initialize)
+        return session.run(list(tensors))
 
 
 def _read_tokens(vocab: VocabLike, source: str) -> list[str]:
@@ -109,13 +134,10 @@ def _read_tokens(vocab: VocabLike, source: str) -> list[str]:
         if vocab.key_dtype != tf.string:
             raise TypeError(f"vocab: the table's keys must be tf.string, got {vocab.key_dtype.name}")
         keys, ids = vocab.export() if isinstance(vocab, tf.lookup.StaticHashTable) else _export_vocabulary_table(vocab)
-        ids = tf.cast(ids, tf.int64)
-        order = tf.argsort(ids).numpy()
-        tokens = [k.decode("utf-8") for k in keys.numpy()[order]]
-        if sorted(ids.numpy().tolist()) != list(range(len(tokens))):
-            raise ValueError(
-                f"vocab: the {source}'s ids must be dense on [0, size); got ids {sorted(ids.numpy())[:10]}..."
-            )
+        keys, ids = _table_values(keys, tf.cast(ids, tf.int64))
+        tokens = [k.decode("utf-8") for k in keys[np.argsort(ids)]]
+        if sorted(ids.tolist()) != list(range(len(tokens))):
+            raise ValueError(f"vocab: the {source}'s ids must be dense on [0, size); got ids {sorted(ids)[:10]}...")
         return tokens
     if hasattr(vocab, "lookup"):
         raise TypeError(
@@ -126,10 +148,22 @@ def _read_tokens(vocab: VocabLike, source: str) -> list[str]:
         raise TypeError(
             f"vocab: expected a vocab.txt path, a list of str or a StaticHashTable, got {type(vocab).__name__}"
         )
-    bad = [t for t in vocab if not isinstance(t, str)]
+    bad = [t for t in vocab if not isinstance(t, (str, bytes))]
     if bad:
-        raise TypeError(f"vocab: every token must be a str, got {bad[0]!r} ({type(bad[0]).__name__})")
-    return list(vocab)
+        raise TypeError(f"vocab: every token must be a str (or UTF-8 bytes), got {bad[0]!r} ({type(bad[0]).__name__})")
+    return [_decoded(token) for token in vocab]
+
+
+def _decoded(token: str | bytes) -> str:
+    """A token as str: tensorflow_text takes lists of bytes too (a tensor's `.numpy().tolist()`, say)."""
+    if isinstance(token, str):
+        return token
+    try:
+        return token.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(
+            f"vocab: token {token!r} is not UTF-8 ({e.reason} at byte {e.start}); fix or drop it"
+        ) from None
 
 
 def read_vocab_file(path: str | os.PathLike) -> list[str]:

@@ -315,6 +315,13 @@ def test_vocab_of_wrong_type():
         twp.BertTokenizer(["[UNK]", 3])
 
 
+def test_tokens_given_as_utf8_bytes_are_taken_as_tensorflow_text_takes_them():
+    as_bytes = twp.BertTokenizer([t.encode("utf-8") for t in TINY])
+    assert as_bytes.vocab.tokens == list(TINY)
+    with pytest.raises(ValueError, match=r"token b'\\xff' is not UTF-8.*fix or drop it"):
+        twp.BertTokenizer(["[UNK]", b"\xff"])
+
+
 def test_negative_ids_in_detokenize():
     tok = twp.BertTokenizer(TINY)
     with pytest.raises(tf.errors.InvalidArgumentError, match="ids must be >= 0"):

@@ -10,13 +10,13 @@ the normalized text of what the first pass left.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import unicodedata
 from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 import tensorflow as tf
 
+from tf_wordpiece.tf1_graphs import cache_per_graph
 from tf_wordpiece.unicode import tables as ut
 
 # Rust regex `\s` (Unicode White_Space), which HF's lstrip/rstrip remove next to a token.
@@ -144,7 +144,7 @@ class AddedTokens:
         patterns = self.raw if patterns is None else patterns
         is_first = tf.zeros(tf.shape(code_points), tf.bool)
         for first in sorted({text[0] for _, text in patterns}):
-            is_first |= code_points == ord(first)
+            is_first |= tf.equal(code_points, ord(first))
         return is_first
 
     def _apply_flags(self, starts, token, lengths, code_points, rows, non_word):
@@ -158,7 +158,7 @@ class AddedTokens:
         def neighbour_is(mask, at):  # the code point at `at` exists, is in this match's string, and is in `mask`
             inside = (at >= 0) & (at < n)
             at = tf.clip_by_value(at, 0, tf.maximum(n - 1, 0))
-            same_row = tf.gather(rows, at) == tf.gather(rows, tf.minimum(starts, tf.maximum(n - 1, 0)))
+            same_row = tf.equal(tf.gather(rows, at), tf.gather(rows, tf.minimum(starts, tf.maximum(n - 1, 0))))
             return inside & same_row & mask(at)
 
         if any(t.single_word for t in self.flags):
@@ -173,8 +173,8 @@ class AddedTokens:
             starts, token, lengths, stops = (tf.boolean_mask(t, keep) for t in (starts, token, lengths, stops))
         if not any(t.lstrip or t.rstrip for t in self.flags):
             return starts, token, lengths
-        space = tf.reduce_any(code_points[:, None] == tf.constant(WHITE_SPACE, code_points.dtype), axis=1)
-        new_row = tf.concat([tf.concat([[True], rows[1:] != rows[:-1]], 0)[:n], [True]], 0)  # [n + 1]
+        space = tf.reduce_any(tf.equal(code_points[:, None], tf.constant(WHITE_SPACE, code_points.dtype)), axis=1)
+        new_row = tf.concat([tf.concat([[True], tf.not_equal(rows[1:], rows[:-1])], 0)[:n], [True]], 0)  # [n + 1]
         # lstrip: back to the start of the white space run that ends at the match, within its string.
         run_starts_here = new_row | tf.concat([[True], ~space], 0)
         run_start = _last_marked_at_or_before(run_starts_here)
@@ -205,8 +205,10 @@ def _longest_written_at(
         beyond[p, : len(text)] = False
     n = tf.size(code_points)
     at = starts[:, None] + tf.range(width)[None, :]  # [k, width]
-    inside = (at < n) & (tf.gather(rows, tf.minimum(at, n - 1)) == tf.gather(rows, starts)[:, None])
-    written = tf.gather(code_points, tf.minimum(at, n - 1))[:, None, :] == table[None, :, :]  # [k, patterns, width]
+    inside = (at < n) & tf.equal(tf.gather(rows, tf.minimum(at, n - 1)), tf.gather(rows, starts)[:, None])
+    written = tf.equal(
+        tf.gather(code_points, tf.minimum(at, n - 1))[:, None, :], table[None, :, :]
+    )  # [k, patterns, width]
     hit = tf.reduce_all((written & inside[:, None, :]) | beyond[None, :, :], axis=2)
     lengths = np.array([len(text) for _, text in patterns], np.int32)
     # The longest hit wins, then the first listed: score = length * P + (P - 1 - p), -1 for a miss.
@@ -230,7 +232,7 @@ def _first_marked_at_or_after(marks: tf.Tensor) -> tf.Tensor:
     return tf.gather(positions, tf.cumsum(tf.cast(marks, tf.int32), exclusive=True))
 
 
-@functools.cache
+@cache_per_graph
 def _word_lookup() -> ut.CodePointLookup:
     """Rust regex `\\w`: Alphabetic, marks, decimal digits, connector punctuation, joiners (from Python's tables)."""
     word = np.zeros(ut.NUM_CODE_POINTS, np.int64)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -15,6 +14,7 @@ from tf_wordpiece.bert.normalizers import Normalizer
 from tf_wordpiece.bert.pre_tokenizers import PreTokenizer
 from tf_wordpiece.messages import check_choice
 from tf_wordpiece.shapes import map_over_strings, rows_and_positions, rows_of_values, rows_to_splits, scalar_as_batch
+from tf_wordpiece.tf1_graphs import cache_per_graph
 from tf_wordpiece.unicode import tables as ut
 from tf_wordpiece.unicode.classes import ISOLATED
 from tf_wordpiece.unicode.utf8 import ahead, behind
@@ -202,7 +202,7 @@ class BasicTokenizer(TokenizerWithOffsets):
         )
         code_points = chars.flat_values
         if self.invalid_utf8 == "replace":
-            code_points = tf.where(code_points == ut.INVALID_UTF8, ut.REPLACEMENT_CHARACTER, code_points)
+            code_points = tf.where(tf.equal(code_points, ut.INVALID_UTF8), ut.REPLACEMENT_CHARACTER, code_points)
         rows = rows_of_values(chars.row_splits[:-1], tf.size(code_points))
         begin = starts.flat_values
         end = _next_begins(strings, rows, begin)
@@ -254,7 +254,7 @@ class BasicTokenizer(TokenizerWithOffsets):
         text = _encode(word_chars)
         if self.invalid_utf8 == "keep":  # tensorflow_text keeps invalid UTF-8 as its bytes, which no piece matches
             text = tf.cond(
-                tf.reduce_any(word_chars.flat_values == ut.INVALID_UTF8),
+                tf.reduce_any(tf.equal(word_chars.flat_values, ut.INVALID_UTF8)),
                 lambda: _encode_keeping_invalid_bytes(word_chars, text, strings, per_word(rows), char_begin, char_end),
                 lambda: text,
             )
@@ -334,7 +334,7 @@ class BasicTokenizer(TokenizerWithOffsets):
         def free_spaced(at):  # `at` is in the string, a CJK ideograph outside the matches before it
             inside = (at >= 0) & (at < n)
             at = tf.clip_by_value(at, 0, tf.maximum(n - 1, 0))
-            same_row = tf.gather(rows, at) == rows
+            same_row = tf.equal(tf.gather(rows, at), rows)
             return inside & same_row & tf.gather(spaced, at), at
 
         before, previous = free_spaced(position - 1)
@@ -358,14 +358,14 @@ class BasicTokenizer(TokenizerWithOffsets):
         word_begin, word_end = tf.gather(normalized_begin, first), tf.gather(normalized_end, last)
 
         def touches(k):  # word i+k-1 ends where word i+k begins, in the same string
-            return (ahead(word_row, k, -1) == ahead(word_row, k - 1, -2)) & (
-                ahead(word_begin, k, -1) == ahead(word_end, k - 1, -2)
+            return tf.equal(ahead(word_row, k, -1), ahead(word_row, k - 1, -2)) & (
+                tf.equal(ahead(word_begin, k, -1), ahead(word_end, k - 1, -2))
             )
 
         starts = (
-            (text == "[")
+            tf.equal(text, "[")
             & tf.strings.regex_full_match(ahead(text, 1, ""), _UNUSED_TOKEN_BODY)
-            & (ahead(text, 2, "") == "]")
+            & tf.equal(ahead(text, 2, ""), "]")
             & touches(1)
             & touches(2)
         )
@@ -373,7 +373,7 @@ class BasicTokenizer(TokenizerWithOffsets):
         return tf.concat([tf.boolean_mask(spans.row_splits[:-1], ~continues), spans.row_splits[-1:]], 0)
 
 
-@functools.cache  # per (normalizer, pre-tokenizer) pair, which are shared themselves
+@cache_per_graph  # per (normalizer, pre-tokenizer) pair, which are shared themselves
 def _fused_lookup(normalizer: Normalizer, pre_tokenizer: PreTokenizer) -> ut.CodePointLookup:
     """Code point -> normalization row * 4 + the class of its output when that is one code point."""
     single = np.array([out[0] if len(out) == 1 else 0 for out in normalizer.table.row_outputs], np.int64)
@@ -390,14 +390,14 @@ def _next_begins(strings: tf.Tensor, rows: tf.Tensor, begin: tf.Tensor) -> tf.Te
     >>> _next_begins(tf.constant(["ab", "xyz"]), tf.constant([0, 0, 1]), tf.constant([0, 1, 2], tf.int64)).numpy()
     array([1, 2, 3])
     """
-    is_last = rows != tf.concat([rows[1:], [-1]], 0)
+    is_last = tf.not_equal(rows, tf.concat([rows[1:], [-1]], 0))
     lengths = tf.gather(tf.cast(tf.strings.length(strings), tf.int64), rows)
     return tf.where(is_last, lengths, tf.concat([begin[1:], [0]], 0))
 
 
 def _encode(chars: tf.RaggedTensor) -> tf.Tensor:
     """Code points [w, chars] -> UTF-8 [w]; added-token markers and invalid bytes become U+FFFD."""
-    printable = (chars.flat_values >= 0) & (chars.flat_values != ut.INVALID_UTF8)
+    printable = (chars.flat_values >= 0) & tf.not_equal(chars.flat_values, ut.INVALID_UTF8)
     values = tf.where(printable, chars.flat_values, ut.REPLACEMENT_CHARACTER)
     return tf.strings.unicode_encode(chars.with_flat_values(values), "UTF-8")
 
@@ -414,7 +414,7 @@ def _encode_keeping_invalid_bytes(chars, text, strings, char_row, char_begin, ch
     # Flat raw ops, no ragged wrappers: this branch is in every graph (dead unless a batch holds invalid
     # UTF-8), and each node of it costs every call a little; ragged ones also add Asserts (a stateful If).
     values = chars.flat_values
-    invalid = values == ut.INVALID_UTF8
+    invalid = tf.equal(values, ut.INVALID_UTF8)
     valid = tf.where((values >= 0) & ~invalid, values, ut.REPLACEMENT_CHARACTER)
     one_each = tf.raw_ops.UnicodeEncode(
         input_values=valid, input_splits=tf.range(tf.size(values, out_type=tf.int64) + 1), output_encoding="UTF-8"
@@ -425,7 +425,7 @@ def _encode_keeping_invalid_bytes(chars, text, strings, char_row, char_begin, ch
     lengths = chars.row_splits[1:] - chars.row_splits[:-1]
     kept = tf.strings.unsorted_segment_join(pieces, rows_and_positions(lengths)[0], tf.size(text))
     splits = tf.raw_ops.UnicodeDecode(input=kept, input_encoding="UTF-8", errors="replace").row_splits
-    return tf.where(splits[1:] - splits[:-1] == lengths, kept, text)
+    return tf.where(tf.equal(splits[1:] - splits[:-1], lengths), kept, text)
 
 
 def _normalized_offsets(
@@ -437,7 +437,7 @@ def _normalized_offsets(
     keep their own length (`source_length`, the bytes they came from).
     """
     length = tf.cast(ut.utf8_length(tf.maximum(normalized, 0)), tf.int64)
-    length = tf.where((normalized == ut.INVALID_UTF8) | (normalized < 0), source_length, length)
+    length = tf.where(tf.equal(normalized, ut.INVALID_UTF8) | (normalized < 0), source_length, length)
     total = tf.cumsum(length, exclusive=True)
     num_rows = tf.reduce_max(tf.concat([rows, [-1]], 0)) + 1
     row_base = tf.math.unsorted_segment_min(total, rows, num_rows)

@@ -14,12 +14,11 @@ WordPiece (`keras_hub_compat`) and `tf_wordpiece.text`'s normalizers share them.
 
 from __future__ import annotations
 
-import functools
-
 import tensorflow as tf
 
 from tf_wordpiece.bert.normalizers import Normalizer
 from tf_wordpiece.shapes import rows_of_values, rows_to_splits
+from tf_wordpiece.tf1_graphs import cache_per_graph
 from tf_wordpiece.unicode import tables as ut
 from tf_wordpiece.unicode.normalization import NormalizationTable
 
@@ -40,12 +39,12 @@ class TableLookup:
 
     def with_sources(self, code_points: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
         """int32 [m] code points -> (the replaced code points [k], int32 [k]: the index in `code_points` of each)."""
-        row = tf.where(code_points == ut.INVALID_UTF8, 0, self._rows(code_points))
+        row = tf.where(tf.equal(code_points, ut.INVALID_UTF8), 0, self._rows(code_points))
         replaced, source, _ = self.normalizer.normalize(code_points, row)
         return replaced, source
 
 
-@functools.cache  # the tables are immutable; tokenizers share them
+@cache_per_graph  # the tables are immutable; tokenizers share them
 def table_lookup(name: str) -> TableLookup:
     """The shared `TableLookup` of the shipped table `name`."""
     return TableLookup(name)
@@ -59,6 +58,6 @@ def decode_strings(strings: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
 
 def encode_code_points(code_points: tf.Tensor, rows: tf.Tensor, n: tf.Tensor) -> tf.Tensor:
     """(code points [m], their rows [m], non-decreasing) -> UTF-8 string [n]."""
-    values = tf.where(code_points == ut.INVALID_UTF8, ut.REPLACEMENT_CHARACTER, code_points)
+    values = tf.where(tf.equal(code_points, ut.INVALID_UTF8), ut.REPLACEMENT_CHARACTER, code_points)
     splits = rows_to_splits(tf.cast(rows, tf.int64), tf.cast(n, tf.int64))
     return tf.strings.unicode_encode(tf.RaggedTensor.from_row_splits(values, splits, validate=False), "UTF-8")

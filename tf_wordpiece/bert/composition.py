@@ -77,7 +77,7 @@ class Composer(tf.Module):
     def _composite(self, keys: tf.Tensor) -> tf.Tensor:
         """int64 pair keys [k] -> int32 [k]: the primary composite of each (starter, mark) pair, -1 for none."""
         at = tf.minimum(tf.searchsorted(self._pair_keys, keys), tf.size(self._pair_keys) - 1)
-        return tf.where(tf.gather(self._pair_keys, at) == keys, tf.gather(self._pair_values, at), -1)
+        return tf.where(tf.equal(tf.gather(self._pair_keys, at), keys), tf.gather(self._pair_values, at), -1)
 
     def order(self, code_points: tf.Tensor, rows: tf.Tensor) -> tf.Tensor:
         """Canonical ordering alone (the D of NFD after a per-code-point decomposition).
@@ -100,7 +100,7 @@ class Composer(tf.Module):
         position = tf.range(tf.size(code_points))
         ccc = self._classes(code_points)
         row_start = _row_starts(rows)
-        run = row_start | (ccc == 0)
+        run = row_start | tf.equal(ccc, 0)
         run_start = tf.gather(masked(position, run), tf.cumsum(tf.cast(run, tf.int32)) - 1)
         order = self._mark_order(ccc, row_start)
         return row_start, run, run_start, order, tf.gather(ccc, order)
@@ -138,7 +138,7 @@ class Composer(tf.Module):
         cps = tf.gather(code_points, order)
         loop_pos, seg_start, seg_length = self._segments(code_points, cps, order, ccc, row_start, run, run_start)
         cps, owner = self._compose(cps, ccc, loop_pos, seg_start, seg_length)
-        kept = owner == position
+        kept = tf.equal(owner, position)
         keep = tf.reshape(tf.where(kept), [-1])
         numbered = tf.cumsum(tf.cast(kept, tf.int32)) - 1  # output index of each kept position
         owner_out = tf.scatter_nd(order[:, None], tf.gather(numbered, owner), [m])  # back in input order
@@ -156,14 +156,14 @@ class Composer(tf.Module):
         m = tf.size(code_points)
         position = tf.range(m)
         valid = code_points >= 0
-        group = run | (ccc != tf.concat([[-1], ccc[:-1]], 0))[:m]
+        group = run | tf.not_equal(ccc, tf.concat([[-1], ccc[:-1]], 0))[:m]
         rank = position - tf.gather(masked(position, group), tf.cumsum(tf.cast(group, tf.int32)) - 1)
         skip = (ccc > 0) & (rank >= _MAX_CHAIN)
         skipped = tf.concat([[0], tf.cumsum(tf.cast(skip, tf.int32))], 0)  # skipped before each position
         previous_run = tf.gather(run_start, tf.maximum(position - 1, 0))
         blocked = tf.gather(skipped, position) > tf.gather(skipped, previous_run)
         maybe = tf.where(tf.gather(valid, order), self._maybe(tf.maximum(cps, 0)) > 0, False)
-        start = row_start | ((ccc == 0) & (~maybe | blocked))
+        start = row_start | (tf.equal(ccc, 0) & (~maybe | blocked))
         loop_pos = masked(position, ~skip)  # the code points the loop visits, in order
         seg_start = tf.reshape(tf.where(tf.gather(start, loop_pos)), [-1])
         seg_start = tf.cast(seg_start, tf.int32)  # index into loop_pos
@@ -174,7 +174,7 @@ class Composer(tf.Module):
         """Composition, all segments at once, one loop step per code point of the longest ->
         (cps with composites written over their starters, owner: the (sorted) position each went into)."""
         first = tf.gather(loop_pos, seg_start)
-        first_is_starter = tf.gather(ccc, first) == 0
+        first_is_starter = tf.equal(tf.gather(ccc, first), 0)
         cur_pos = tf.where(first_is_starter, first, -1)
         cur_val = tf.where(first_is_starter, tf.gather(cps, first), -1)
         last = tf.where(first_is_starter, -1, tf.gather(ccc, first))
@@ -185,7 +185,7 @@ class Composer(tf.Module):
             at = tf.gather(loop_pos, tf.gather(seg_start, active) + k)
             c, cc = tf.gather(cps, at), tf.gather(ccc, at)
             pos, val, lst = tf.gather(cur_pos, active), tf.gather(cur_val, active), tf.gather(last, active)
-            unblocked = (pos >= 0) & (c >= 0) & tf.where(cc == 0, lst < 0, lst < cc)
+            unblocked = (pos >= 0) & (c >= 0) & tf.where(tf.equal(cc, 0), lst < 0, lst < cc)
             key = tf.bitwise.bitwise_or(
                 tf.bitwise.left_shift(tf.cast(tf.maximum(val, 0), tf.int64), _CP_BITS),
                 tf.cast(tf.maximum(c, 0), tf.int64),
@@ -195,7 +195,7 @@ class Composer(tf.Module):
             done = masked(pos, composed)[:, None]
             cps = tf.tensor_scatter_nd_update(cps, done, masked(composite, composed))
             owner = tf.tensor_scatter_nd_update(owner, masked(at, composed)[:, None], done[:, 0])
-            new_starter = ~composed & (cc == 0)
+            new_starter = ~composed & tf.equal(cc, 0)
             pos = tf.where(new_starter, at, pos)
             val = tf.where(composed, composite, tf.where(new_starter, c, val))
             lst = tf.where(composed, lst, tf.where(new_starter, -1, tf.maximum(lst, cc)))
@@ -218,7 +218,7 @@ class Composer(tf.Module):
 
 def _row_starts(rows: tf.Tensor) -> tf.Tensor:
     """bool [m]: whether each code point is its row's first (rows [m], non-decreasing)."""
-    return tf.concat([tf.ones([tf.minimum(tf.size(rows), 1)], tf.bool), rows[1:] != rows[:-1]], 0)
+    return tf.concat([tf.ones([tf.minimum(tf.size(rows), 1)], tf.bool), tf.not_equal(rows[1:], rows[:-1])], 0)
 
 
 def combining_data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -109,7 +109,7 @@ def hf_wordpiece_decode(
     size = tf.size(tokens, out_type=tf.int64)
     index = tf.minimum(flat, size)
     text = tf.gather(tf.concat([tokens, [""]], 0), index)
-    keep = text != ""
+    keep = tf.not_equal(text, "")
     if skip_special_tokens:
         keep &= ~tf.gather(tf.concat([special, [False]], 0), index)
     pieces = tf.ragged.boolean_mask(ids.with_flat_values(text), ids.with_flat_values(keep))
@@ -117,9 +117,9 @@ def hf_wordpiece_decode(
         return tf.strings.reduce_join(pieces, axis=1, separator=" ")
     values = pieces.flat_values
     # Each row's first kept token (rows left empty, the last one too, have none).
-    first = tf.range(tf.size(values, out_type=tf.int64)) == tf.gather(pieces.row_splits, value_rows(pieces))
+    first = tf.equal(tf.range(tf.size(values, out_type=tf.int64)), tf.gather(pieces.row_splits, value_rows(pieces)))
     if prefix:
-        continues = tf.strings.substr(values, 0, len(prefix.encode("utf-8"))) == prefix
+        continues = tf.equal(tf.strings.substr(values, 0, len(prefix.encode("utf-8"))), prefix)
         stripped = tf.strings.regex_replace(values, "^" + re.escape(prefix), "", replace_global=False)
     else:
         continues, stripped = tf.ones_like(first), values  # "" is every token's prefix

@@ -21,8 +21,6 @@ tensorflow_text's and TensorFlow's RE2 data (`tf_wordpiece.unicode.tables`).
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import tensorflow as tf
 
@@ -34,6 +32,7 @@ from tf_wordpiece.bert.composition import Composer
 from tf_wordpiece.bert.pre_tokenizers import PreTokenizer
 from tf_wordpiece.bert.wordpiece import WordpieceTokenizer
 from tf_wordpiece.shapes import map_over_strings, rows_to_splits
+from tf_wordpiece.tf1_graphs import cache_per_graph
 from tf_wordpiece.unicode import tables as ut
 from tf_wordpiece.unicode.classes import CharacterClasses
 from tf_wordpiece.vocab import VocabLike
@@ -115,7 +114,7 @@ class KerasHubWordPiece(Tokenizer):
         code_points, rows = decode_strings(strings)
         code_points, rows = self._nfd(code_points, rows)
         code_points = tf.gather(code_points, self._composer.order(code_points, rows))
-        keep = tf.reshape(tf.where(self._mn(tf.maximum(code_points, 0)) == 0), [-1])
+        keep = tf.reshape(tf.where(tf.equal(self._mn(tf.maximum(code_points, 0)), 0)), [-1])
         return encode_code_points(tf.gather(code_points, keep), tf.gather(rows, keep), tf.size(strings))
 
     def _fold(self, words: tf.Tensor) -> tf.Tensor:
@@ -126,7 +125,7 @@ class KerasHubWordPiece(Tokenizer):
         return encode_code_points(composed, tf.gather(rows, first), tf.size(words))
 
 
-@functools.cache
+@cache_per_graph
 def _pre_tokenizer(split_on_cjk: bool) -> PreTokenizer:
     """tensorflow_text's BasicTokenizer classes (keras-hub copied its patterns), CJK isolated or not."""
     tables = ut.peer_tables()["tf_text"]

@@ -175,7 +175,7 @@ class LinMaxMatcher(tf.Module):
         chars = tf.cast(chars, tf.int64)
         first_char = tf.cumsum(n_chars + 1, exclusive=True) + 1
         node, pos, popped = self._walk(chars, first_char, n_chars)
-        failed = (node != self.suffix_root) | (pos < n_chars)
+        failed = tf.not_equal(node, self.suffix_root) | (pos < n_chars)
 
         # popped [steps, w]: the node whose pops a word emitted at each step, or -1.
         popped = tf.transpose(popped)
@@ -217,7 +217,7 @@ class LinMaxMatcher(tf.Module):
             retry = self._edges.lookup(char | moved)
             again = ~advance & (retry >= 0)
             advance |= again
-            moving = tf.reduce_any(moved != node)
+            moving = tf.reduce_any(tf.not_equal(moved, node))
             return [i + 1, tf.where(again, retry, moved), cursor + tf.cast(advance, tf.int64), moving, popped]
 
         limit = 2 * tf.reduce_max(tf.concat([n_chars, [0]], 0)) + 1

@@ -33,6 +33,7 @@ import tensorflow as tf
 
 from tf_wordpiece.chains import follow
 from tf_wordpiece.shapes import lower_bound, rows_and_positions
+from tf_wordpiece.tf1_graphs import HashTable
 
 # A byte no UTF-8 text contains (0xFF is never valid UTF-8): it marks initial
 # pieces in the piece table, and WordpieceTokenizer prefixes its dedup keys of
@@ -98,7 +99,7 @@ class MaxMatcher(tf.Module):
         # character k + 1 of `joined` (the end: the marker after the word).
         seg_word, seg_start = rows_and_positions(n_chars + 1)
         seg_char = tf.range(tf.size(seg_word)) + 1
-        initial = seg_start == 0
+        initial = tf.equal(seg_start, 0)
         remaining = tf.gather(n_chars, seg_word) - seg_start
         # Only as many candidates as the longest piece that starts with this
         # character: most scripts have single-character pieces only.
@@ -118,7 +119,7 @@ class MaxMatcher(tf.Module):
             unknown = tf.bitwise.bitwise_or(
                 tf.bitwise.left_shift(tf.cast(seg_char, tf.int64) + 1, 32), _UNKNOWN_CHARACTER_BITS
             )
-            best = tf.where((best >= 0) | (remaining == 0), best, unknown)
+            best = tf.where((best >= 0) | tf.equal(remaining, 0), best, unknown)
         best_end_char = tf.cast(tf.bitwise.right_shift(best, 32), tf.int32)
 
         # Follow each word's chain of longest matches from its first node: a
@@ -144,7 +145,7 @@ class MaxMatcher(tf.Module):
         """int64 [pieces]: the packed ids' low 32 bits, with the unknown character's back to UNKNOWN_CHARACTER."""
         if not self.split_unknown_characters:
             return low_bits
-        return tf.where(low_bits == _UNKNOWN_CHARACTER_BITS, tf.constant(UNKNOWN_CHARACTER, tf.int64), low_bits)
+        return tf.where(tf.equal(low_bits, _UNKNOWN_CHARACTER_BITS), tf.constant(UNKNOWN_CHARACTER, tf.int64), low_bits)
 
 
 def _chars_between_markers(words: tf.Tensor, char_starts: tf.Tensor) -> tf.Tensor:
@@ -188,7 +189,7 @@ def _piece_table(
             [_where(initial, ids), _where(non_initial, ids)], 0
         )
 
-    return tf.lookup.StaticHashTable(_KeysMadeOnInit(keys_and_ids), default_value=-1)
+    return HashTable(_KeysMadeOnInit(keys_and_ids), default_value=-1)
 
 
 def _where(mask: np.ndarray, values: tf.Tensor) -> tf.Tensor:
@@ -206,7 +207,10 @@ class _KeysMadeOnInit(tf.lookup.KeyValueTensorInitializer):
 
     def initialize(self, table):
         keys, values = self._make()
-        return tf.raw_ops.LookupTableImportV2(table_handle=table.resource_handle, keys=keys, values=values)
+        init = tf.raw_ops.LookupTableImportV2(table_handle=table.resource_handle, keys=keys, values=values)
+        # As tf.lookup's own initializers do: in a TF1-style graph, tf.compat.v1.tables_initializer() runs it.
+        tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.TABLE_INITIALIZERS, init)
+        return init
 
 
 def _fits(max_chars: int | None) -> Callable[[str], bool]:

@@ -7,12 +7,11 @@ with gathers.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import tensorflow as tf
 
 from tf_wordpiece.shapes import rows_and_positions
+from tf_wordpiece.tf1_graphs import cache_per_graph
 from tf_wordpiece.unicode import normalization
 from tf_wordpiece.unicode.normalization import NormalizationTable
 
@@ -57,29 +56,29 @@ class Normalizer:
           source is the identity.
         """
         lengths = tf.gather(self._lengths, row)
-        one_to_one = tf.reduce_all(lengths == 1)
+        one_to_one = tf.reduce_all(tf.equal(lengths, 1))
 
         def replace():  # the common case (e.g. English): no expansion or deletion
             replaced = tf.gather(self._values, tf.gather(self._starts, row))
-            return tf.where(row == 0, code_points, replaced), tf.range(tf.size(code_points))
+            return tf.where(tf.equal(row, 0), code_points, replaced), tf.range(tf.size(code_points))
 
         def expand():
             source, within = rows_and_positions(lengths)
             source_row = tf.gather(row, source)
             replaced = tf.gather(self._values, tf.gather(self._starts, source_row) + within)
-            return tf.where(source_row == 0, tf.gather(code_points, source), replaced), source
+            return tf.where(tf.equal(source_row, 0), tf.gather(code_points, source), replaced), source
 
         normalized, source = tf.cond(one_to_one, replace, expand)
         return normalized, source, one_to_one
 
 
-@functools.cache  # the tables are immutable; tokenizers with the same options share them
+@cache_per_graph  # the tables are immutable; tokenizers with the same options share them
 def tf_text_normalizer(*, lower_case: bool, normalization_form: str | None) -> Normalizer:
     """tensorflow_text's BasicTokenizer normalization (see `normalization.tf_text_normalization`)."""
     return Normalizer(normalization.tf_text_normalization(lower_case=lower_case, normalization_form=normalization_form))
 
 
-@functools.cache  # the tables are immutable; tokenizers with the same options share them
+@cache_per_graph  # the tables are immutable; tokenizers with the same options share them
 def hf_normalizer(*, clean_text: bool, strip_accents: bool, lowercase: bool) -> Normalizer:
     """Hugging Face's BertNormalizer (see `normalization.hf_normalization`)."""
     return Normalizer(

@@ -92,8 +92,8 @@ class FixedLengthTemplate:
         inside = (position >= 1) & (position <= kept)
         padded = tf.concat([ids, tf.constant([self.pad_id], ids.dtype)], 0)  # the last index reads pad_id
         tokens = tf.gather(padded, tf.where(inside, start + position - 1, tf.size(ids, out_type=ids.dtype)))
-        tokens = tf.where(position == kept + 1, tf.constant(self.sep_id, ids.dtype), tokens)
-        tokens = tf.where(position == 0, tf.constant(self.cls_id, ids.dtype), tokens)
+        tokens = tf.where(tf.equal(position, kept + 1), tf.constant(self.sep_id, ids.dtype), tokens)
+        tokens = tf.where(tf.equal(position, 0), tf.constant(self.cls_id, ids.dtype), tokens)
         return tokens, position <= kept + 1
 
     def _write(self, segments: list[Segment], seq_length: int) -> Encoding:
@@ -102,7 +102,7 @@ class FixedLengthTemplate:
         batch = segments[0].ids.nrows()
         shape = tf.stack([batch, tf.constant(seq_length, batch.dtype)])
         ids = tf.tile(
-            tf.where(position == 0, tf.constant(self.cls_id, tf.int64), tf.constant(self.pad_id, tf.int64)),
+            tf.where(tf.equal(position, 0), tf.constant(self.cls_id, tf.int64), tf.constant(self.pad_id, tf.int64)),
             tf.stack([batch, tf.constant(1, batch.dtype)]),
         )
         types = tf.zeros_like(ids)
@@ -125,7 +125,7 @@ class FixedLengthTemplate:
                 place(f, c)
                 for f, c in ((segment.ids, ids), (segment.word, word), (segment.begin, begin), (segment.end, end))
             )
-            ids = tf.where(position == start + length, tf.constant(self.sep_id, tf.int64), ids)
+            ids = tf.where(tf.equal(position, start + length), tf.constant(self.sep_id, tf.int64), ids)
             types = tf.where((position >= start) & (position <= start + length), tf.constant(index, tf.int64), types)
             sequence = tf.where(inside, tf.constant(index, tf.int64), sequence)
             start += length + 1

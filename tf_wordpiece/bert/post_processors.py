@@ -276,7 +276,7 @@ def truncate(first: Segment, second: Segment | None, max_length: int, strategy: 
         to_remove = tf.maximum(total - max_length, 0)
         target = n1 if strategy == "only_first" else n2
         check = tf.debugging.assert_equal(
-            tf.reduce_all((to_remove == 0) | (target > to_remove)),
+            tf.reduce_all(tf.equal(to_remove, 0) | (target > to_remove)),
             True,
             message=f"Truncation error: Sequence to truncate too short to respect the provided max_length "
             f"(truncation={strategy!r})",

@@ -10,11 +10,11 @@ BertPreTokenizer, FastWordpieceTokenizer's end-to-end split, Python's
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import tensorflow as tf
 
+from tf_wordpiece.tf1_graphs import cache_per_graph
 from tf_wordpiece.unicode import classes as cc
 from tf_wordpiece.unicode import tables as ut
 from tf_wordpiece.unicode.classes import ISOLATED, WHITESPACE, CharacterClasses
@@ -60,26 +60,26 @@ class PreTokenizer:
             (non-decreasing); words never cross rows.
         """
         before = lambda t: tf.concat([[-1], t[:-1]], axis=0)  # noqa: E731
-        starts = (classes == ISOLATED) | (classes != before(classes)) | (rows != before(rows))
-        keep = tf.ones_like(starts) if self.keep_whitespace else classes != WHITESPACE
+        starts = tf.equal(classes, ISOLATED) | tf.not_equal(classes, before(classes)) | tf.not_equal(rows, before(rows))
+        keep = tf.ones_like(starts) if self.keep_whitespace else tf.not_equal(classes, WHITESPACE)
         kept = tf.cast(tf.reshape(tf.where(keep), [-1]), tf.int32)
         word_starts = tf.reshape(tf.where(tf.gather(starts, kept)), [-1])
         return WordSpans(kept, tf.concat([word_starts, tf.shape(kept, out_type=tf.int64)], 0))
 
 
-@functools.cache  # the tables are immutable; tokenizers with the same options share them
+@cache_per_graph  # the tables are immutable; tokenizers with the same options share them
 def tf_text_pre_tokenizer(*, keep_whitespace: bool = False) -> PreTokenizer:
     """tensorflow_text's split (`classes.tf_text_classes`)."""
     return PreTokenizer(cc.tf_text_classes(keep_whitespace=keep_whitespace))
 
 
-@functools.cache
+@cache_per_graph
 def hf_pre_tokenizer(*, handle_chinese_chars: bool = True) -> PreTokenizer:
     """Hugging Face's BertPreTokenizer (`classes.hf_classes`)."""
     return PreTokenizer(cc.hf_classes(handle_chinese_chars=handle_chinese_chars))
 
 
-@functools.cache
+@cache_per_graph
 def fast_wordpiece_pre_tokenizer() -> PreTokenizer:
     """tensorflow_text's FastWordpieceTokenizer's own split (`classes.fast_wordpiece_classes`).
 
@@ -90,7 +90,7 @@ def fast_wordpiece_pre_tokenizer() -> PreTokenizer:
     return PreTokenizer(cc.fast_wordpiece_classes())
 
 
-@functools.cache
+@cache_per_graph
 def python_whitespace_pre_tokenizer() -> PreTokenizer:
     """Python's `str.split()` (`classes.python_whitespace_classes`), transformers' `do_basic_tokenize=False`."""
     return PreTokenizer(cc.python_whitespace_classes())

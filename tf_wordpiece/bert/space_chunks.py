@@ -8,7 +8,6 @@ occurrence skips most of the work. It is exact when no word can span a space
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -18,6 +17,7 @@ from tf_wordpiece.bert.added_tokens import WHITE_SPACE
 from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
 from tf_wordpiece.bert.normalizers import Normalizer
 from tf_wordpiece.shapes import rows_of_values, rows_to_splits
+from tf_wordpiece.tf1_graphs import cache_per_graph
 from tf_wordpiece.unicode import tables as ut
 from tf_wordpiece.unicode.classes import WHITESPACE
 from tf_wordpiece.unicode.normalization import SPACE
@@ -124,19 +124,19 @@ def normalized_lengths(strings: tf.Tensor, basic_tokenizer: BasicTokenizer) -> t
     )
     code_points = chars.flat_values
     if basic_tokenizer.invalid_utf8 == "replace":
-        code_points = tf.where(code_points == ut.INVALID_UTF8, ut.REPLACEMENT_CHARACTER, code_points)
+        code_points = tf.where(tf.equal(code_points, ut.INVALID_UTF8), ut.REPLACEMENT_CHARACTER, code_points)
     length = tf.cast(_normalized_byte_lengths(basic_tokenizer.normalizer)(code_points), tf.int64)
     # A kept invalid sequence takes its source bytes: up to the next character, or the string's end.
     string_length = tf.cast(tf.strings.length(strings), tf.int64)
     next_start = tf.concat([starts.flat_values[1:], [0]], 0)
     rows = rows_of_values(chars.row_splits[:-1], tf.size(code_points))
-    is_last = rows != tf.concat([rows[1:], [-1]], 0)
+    is_last = tf.not_equal(rows, tf.concat([rows[1:], [-1]], 0))
     source = tf.where(is_last, tf.gather(string_length, rows), next_start) - starts.flat_values
     length = tf.where(length < 0, source, length)
     return tf.math.unsorted_segment_sum(length, rows, tf.size(strings))
 
 
-@functools.cache  # normalizers are shared and immutable
+@cache_per_graph  # normalizers are shared and immutable
 def _normalized_byte_lengths(normalizer: Normalizer) -> ut.CodePointLookup:
     """Code point -> the UTF-8 byte length of its normalization; -1 for invalid UTF-8 left as it is."""
     code_points = np.arange(ut.NUM_CODE_POINTS)

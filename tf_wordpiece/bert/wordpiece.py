@@ -185,8 +185,7 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         # Pieces without a vocabulary id need their text (a slower path, off by default).
         self._needs_text = unknown_token is None or split_unknown_characters or self.unknown_id < 0
         if self.unknown_id < 0 and unknown_token is not None:  # an OOV bucket's id, as tensorflow_text looks it up
-            with tf.init_scope():
-                self.unknown_id = int(self.vocab.lookup(tf.constant([unknown_token]))[0])
+            self.unknown_id = self.vocab.id_looked_up(unknown_token)
         self.algorithm = algorithm
         self.compat = compat
         self.no_pretokenization = no_pretokenization
@@ -382,7 +381,7 @@ class WordpieceTokenizer(TokenizerWithOffsets, Detokenizer):
         token = tf.gather(self.vocab.token_tensor, tf.clip_by_value(ids, 0, size - 1))
         if self.unknown_token is not None:
             token = tf.where(ids >= size, self.unknown_token, token)  # an OOV bucket's id for unknown_token
-        text = tf.where(ids == WHOLE_WORD, word, tf.where(ids == UNKNOWN_CHARACTER, character, token))
+        text = tf.where(tf.equal(ids, WHOLE_WORD), word, tf.where(tf.equal(ids, UNKNOWN_CHARACTER), character, token))
         looked_up = tf.reshape(self.vocab.lookup(text), [-1])  # rank 1 for TFLite, as `whole` below
         ids = tf.where(ids < 0, looked_up, ids)
         return pieces._replace(ids=pieces.ids.with_flat_values(ids), text=pieces.ids.with_flat_values(text))

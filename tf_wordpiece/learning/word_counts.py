@@ -115,7 +115,7 @@ def _has_replacement_character(strings: tf.Tensor) -> tf.Tensor:
 
 
 def _is_valid_utf8(strings: tf.Tensor) -> tf.Tensor:
-    return tf.strings.unicode_transcode(strings, "UTF-8", "UTF-8", errors="replace") == strings
+    return tf.equal(tf.strings.unicode_transcode(strings, "UTF-8", "UTF-8", errors="replace"), strings)
 
 
 def text_line_dataset(paths: Sequence[str | os.PathLike], *, not_utf8: list[str] | None = None) -> tf.data.Dataset:

@@ -97,7 +97,7 @@ class PieceMatcher:
                 tf.range(tf.size(at)),
             )
             on_chain = tf.where(needs, tf.gather(tf.concat([chained, [False]], 0), index), slots.word_start)
-        stuck = tf.cast(on_chain & slots.kept & (piece_length == 0), tf.int32)
+        stuck = tf.cast(on_chain & slots.kept & tf.equal(piece_length, 0), tf.int32)
         broken = word_sum(slots, stuck) > 0
         whole = tf.gather(slots.whole | broken, slots.word)
 
@@ -143,7 +143,7 @@ class PieceMatcher:
         for jump in reversed(jumps):
             further = tf.gather(jump, at)
             at = tf.where(further <= position, further, at)
-        return at == position
+        return tf.equal(at, position)
 
     def _walk(self, char: tf.Tensor, word_start: tf.Tensor, *, padded: bool) -> tf.Tensor:
         """int32 [C]: the node of the longest piece that starts at each slot (whose `last_token`, `last_length`).
@@ -164,7 +164,7 @@ class PieceMatcher:
         walks = self._steps(lambda k: ahead[k : k - steps], 0, together, walks)
         best = walks[2]
         if together < steps:
-            going = walks[0] != self.dead
+            going = tf.not_equal(walks[0], self.dead)
 
             def alone(room=None):
                 """The walks still going, apart, to the end; their best nodes at their slots."""
@@ -207,7 +207,7 @@ class PieceMatcher:
         def step(k, node, base, best):
             child = base + chars_at(k)
             check, base = tf.gather(self._check, child), tf.gather(self._base, child)
-            taken = check == node
+            taken = tf.equal(check, node)
             return tf.where(taken, child, self.dead), base, tf.where(taken, child, best)
 
         if last - first <= MAX_UNROLLED_STEPS:
@@ -217,7 +217,7 @@ class PieceMatcher:
         # Every loop variable starts from a tensor of its own: TF.js mixes up loop variables that share one.
         state = (tf.constant(first), *(tf.identity(t) for t in walks))
         state = tf.while_loop(
-            lambda k, node, base, best: (k < last) & tf.reduce_any(node != self.dead),
+            lambda k, node, base, best: (k < last) & tf.reduce_any(tf.not_equal(node, self.dead)),
             lambda k, *walks: (k + 1, *step(k, *walks)),
             state,
         )

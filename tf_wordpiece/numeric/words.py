@@ -132,9 +132,9 @@ class WordSplitter:
         (raw-text added tokens matched, each one character)."""
         start, code_point, length = utf8.decode(data)
         if self.replace_invalid:
-            code_point = tf.where(code_point == ut.INVALID_UTF8, ut.REPLACEMENT_CHARACTER, code_point)
+            code_point = tf.where(tf.equal(code_point, ut.INVALID_UTF8), ut.REPLACEMENT_CHARACTER, code_point)
         elif self.max_bytes_per_word is not None:  # the invalid sequence's own length counts
-            code_point = tf.where(code_point == ut.INVALID_UTF8, code_point + length - 1, code_point)
+            code_point = tf.where(tf.equal(code_point, ut.INVALID_UTF8), code_point + length - 1, code_point)
         key = self._key(code_point)
         if self.added:
             start, length, key = self._mark_added(data, row, start, length, key, padded=padded)
@@ -214,20 +214,20 @@ class WordSplitter:
         size = tf.shape(data)[0]
         firsts = sorted({c[0] for c in contents})
         if len(firsts) == 1:
-            candidate = start & (data == firsts[0])
+            candidate = start & tf.equal(data, firsts[0])
         else:
-            candidate = start & tf.reduce_any(data[:, None] == firsts, axis=1)
+            candidate = start & tf.reduce_any(tf.equal(data[:, None], firsts), axis=1)
         at = tf.range(size) if padded else tf.cast(tf.reshape(tf.where(candidate), [-1]), tf.int32)
         window = at[:, None] + tf.range(longest)
         ahead = tf.gather(tf.concat([data, tf.fill([longest], -1)], 0), window)  # [K, longest]
         padded_contents = [list(c) + [-1] * (longest - len(c)) for c in contents]
         wildcard = tf.constant([[b < 0 for b in c] for c in padded_contents])  # [tokens, longest]
-        matches = tf.reduce_all((ahead[:, None, :] == padded_contents) | wildcard, axis=2)  # [K, tokens]
+        matches = tf.reduce_all(tf.equal(ahead[:, None, :], padded_contents) | wildcard, axis=2)  # [K, tokens]
         if padded:
             matches &= candidate[:, None]
         if any(b" " in c for c in contents):  # a space could be the one between two strings
             rows = tf.gather(tf.concat([row, tf.fill([longest], -2)], 0), window)
-            matches &= tf.reduce_all((rows == tf.gather(row, at)[:, None])[:, None, :] | wildcard, axis=2)
+            matches &= tf.reduce_all(tf.equal(rows, tf.gather(row, at)[:, None])[:, None, :] | wildcard, axis=2)
         token = tf.reduce_sum(tf.cast(matches, tf.int32) * tf.range(1, len(contents) + 1), axis=1) - 1  # [K]
         token_length = tf.where(token >= 0, tf.gather([len(c) for c in contents], tf.maximum(token, 0)), 0)
         # Per position: the token matched there (-1: none), and whether a match started 1..longest-1 bytes back.
@@ -287,6 +287,6 @@ class _SlotParts(NamedTuple):
 
 def _word_starts(char_class: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
     """Per slot: kept (not white space) and word_start (kept, and isolated or of another class than the slot before)."""
-    kept = char_class != WHITESPACE
+    kept = tf.not_equal(char_class, WHITESPACE)
     before = tf.concat([[WHITESPACE], char_class[:-1]], 0)
-    return kept, kept & ((char_class == ISOLATED) | (before != char_class))
+    return kept, kept & (tf.equal(char_class, ISOLATED) | tf.not_equal(before, char_class))

@@ -81,7 +81,7 @@ class T2tGraph(tf.Module):
         strings = tf.where(valid, tf.gather(self._strings, tf.where(valid, values, 0)), "")
         text = tf.strings.reduce_join(ids.with_flat_values(strings), axis=1)
         tokens = tf.strings.split(text, "_")
-        tokens = tf.ragged.boolean_mask(tokens, tokens != "")
+        tokens = tf.ragged.boolean_mask(tokens, tf.not_equal(tokens, ""))
         return self._join(tokens.with_flat_values(self._unescape(tokens.flat_values)))
 
     def _escaped_tokens(self, strings: tf.Tensor) -> tf.RaggedTensor:
@@ -93,15 +93,15 @@ class T2tGraph(tf.Module):
         row = value_rows(chars)
         row_start = tf.gather(tf.cast(chars.row_starts(), tf.int32), row)
         alnum = self._alnum(cps) > 0
-        starts = (position == row_start) | (alnum != tf.gather(alnum, tf.maximum(position - 1, 0)))
+        starts = tf.equal(position, row_start) | tf.not_equal(alnum, tf.gather(alnum, tf.maximum(position - 1, 0)))
         token_of_char = tf.cumsum(tf.cast(starts, tf.int32)) - 1
         token_start = tf.boolean_mask(position, starts)
         token_end = tf.concat([token_start, [size]], 0)[1:]
         token_row = tf.gather(row, token_start)
         row_end = tf.gather(tf.cast(chars.row_limits(), tf.int32), token_row)
         # t2t drops a single-space token, but not the first or the last of a string.
-        lone_space = (token_end - token_start == 1) & (tf.gather(cps, token_start) == 32)
-        keep = ~lone_space | (token_start == tf.gather(row_start, token_start)) | (token_end == row_end)
+        lone_space = tf.equal(token_end - token_start, 1) & tf.equal(tf.gather(cps, token_start), 32)
+        keep = ~lone_space | tf.equal(token_start, tf.gather(row_start, token_start)) | tf.equal(token_end, row_end)
 
         kind = self._kind(cps)  # 0 as is, 1 `\\<code point>;`, 2 `\\\\`, 3 `\\u`
         as_is = tf.strings.unicode_encode(cps[:, None], "UTF-8")
@@ -141,22 +141,22 @@ class T2tGraph(tf.Module):
         # The first stop at or after a position (not tf.searchsorted: TFLite cannot convert its LowerBound op).
         digits_end = tf.gather(stops, lower_bound(stops, position + 1, size))
         run_end = tf.gather(stops, lower_bound(stops, position, size))  # for the digits themselves
-        semicolon = (digits_end < row_end) & (tf.gather(padded, tf.minimum(digits_end, size)) == _SEMICOLON)
-        backslash = cps == _BACKSLASH
+        semicolon = (digits_end < row_end) & tf.equal(tf.gather(padded, tf.minimum(digits_end, size)), _SEMICOLON)
+        backslash = tf.equal(cps, _BACKSLASH)
         numbered = backslash & (digits_end > position + 1) & semicolon
-        pair = backslash & ((following == _LOWER_U) | (following == _BACKSLASH))
+        pair = backslash & (tf.equal(following, _LOWER_U) | tf.equal(following, _BACKSLASH))
         step = tf.where(numbered, digits_end - position + 1, tf.where(pair, 2, 1))
 
         # The number of each `\\<digits>;`, exact below 2e6 (enough to tell a code point from too large).
         digit = tf.cast(cps - 48, tf.float64)
         power = tf.pow(tf.constant(10.0, tf.float64), tf.cast(run_end - 1 - position, tf.float64))
-        part = tf.where(is_digit & (cps != 48), tf.minimum(digit * power, 2e6), 0.0)
+        part = tf.where(is_digit & tf.not_equal(cps, 48), tf.minimum(digit * power, 2e6), 0.0)
         sums = tf.concat([[0.0], tf.cumsum(part)], 0)
         number = tf.round(
             tf.gather(sums, digits_end) - tf.gather(sums, tf.minimum(position + 1, size))
         )  # pow is inexact
         from_number = tf.where(number <= _MAX_CODE_POINT, tf.cast(number, tf.int32), ord(UNDEFINED_CHARACTER))
-        out = tf.where(numbered, from_number, tf.where(pair & (following == _LOWER_U), _UNDERSCORE, cps))
+        out = tf.where(numbered, from_number, tf.where(pair & tf.equal(following, _LOWER_U), _UNDERSCORE, cps))
 
         on_path = follow(
             position + step,

@@ -42,6 +42,7 @@ import tensorflow as tf
 from tf_wordpiece.shapes import value_rows
 from tf_wordpiece.subword import graph as sg
 from tf_wordpiece.subword.text import NUM_BYTES, TFDS_UNDERSCORE, is_mixed_alphanum, subtoken_ids
+from tf_wordpiece.tf1_graphs import HashTable
 from tf_wordpiece.unicode import tables as ut
 
 UNDERSCORE, SPACE = 95, 32
@@ -91,7 +92,7 @@ class TfdsGraph(tf.Module):
         row = value_rows(kept)
         row_start = tf.gather(kept.row_starts(), row)
         # A run of byte ids is read as UTF-8 together; each subword is a run of its own.
-        starts = (position == row_start) | ~is_byte | ~sg.previous(is_byte)
+        starts = tf.equal(position, row_start) | ~is_byte | ~sg.previous(is_byte)
         run = tf.cumsum(tf.cast(starts, tf.int64)) - 1
         run_text = tf.strings.reduce_join(tf.RaggedTensor.from_value_rowids(texts, run), axis=1)
         run_is_bytes = tf.boolean_mask(is_byte, starts)
@@ -116,22 +117,22 @@ class TfdsGraph(tf.Module):
         covered = tf.cumsum(delta)[:-1] > 0
         inside = covered & ~match_start
         alnum = self._alnum(m.code_points) > 0
-        row_first = tf.gather(m.first, m.string) == position
+        row_first = tf.equal(tf.gather(m.first, m.string), position)
         starts = (
             row_first
             | match_start
             | (sg.previous(covered) & ~inside)
-            | (~covered & ~sg.previous(covered) & (alnum != sg.previous(alnum)))
+            | (~covered & ~sg.previous(covered) & tf.not_equal(alnum, sg.previous(alnum)))
         )
         token_start = tf.boolean_mask(position, starts)
         token_end = tf.concat([token_start[1:], [size]], 0)
         begin = tf.gather(m.byte_at, token_start)
         text = tf.strings.substr(m.joined, begin, tf.gather(m.byte_at, token_end) - begin)
         row = tf.gather(m.string, token_start)
-        same_row_next = sg.following(row, -1) == row
-        same_row_prev = (sg.previous(row) == row) & (tf.range(tf.size(row)) > 0)
-        undsc = tf.gather(match_start, token_start) & (text == TFDS_UNDERSCORE)
-        space = text == " "
+        same_row_next = tf.equal(sg.following(row, -1), row)
+        same_row_prev = tf.equal(sg.previous(row), row) & (tf.range(tf.size(row)) > 0)
+        undsc = tf.gather(match_start, token_start) & tf.equal(text, TFDS_UNDERSCORE)
+        space = tf.equal(text, " ")
         skip = space & same_row_prev & ~sg.previous(undsc)
         suffix = tf.where(same_row_next & sg.following(space, False), "_", "")
         escaped = tf.strings.regex_replace(text, "_", "\\\\&undsc")
@@ -139,7 +140,7 @@ class TfdsGraph(tf.Module):
         second = tf.where(undsc, tf.strings.join([TFDS_UNDERSCORE[2:], suffix]), "")
         both = tf.reshape(tf.stack([first, second], 1), [-1])
         both_rows = tf.reshape(tf.stack([row, row], 1), [-1])
-        keep = (both != "") & tf.reshape(tf.stack([~skip, ~skip], 1), [-1])
+        keep = tf.not_equal(both, "") & tf.reshape(tf.stack([~skip, ~skip], 1), [-1])
         return tf.boolean_mask(both, keep), tf.cast(tf.boolean_mask(both_rows, keep), tf.int64)
 
     def _token_ids(self, tokens: tf.Tensor) -> tf.RaggedTensor:
@@ -151,7 +152,7 @@ class TfdsGraph(tf.Module):
         n = len(self.subwords)
         matched = ids >= 0
         n_bytes = ut.utf8_length(cps)
-        count = tf.cast(tf.where(matched | (cps == UNDERSCORE), 1, n_bytes), tf.int64)
+        count = tf.cast(tf.where(matched | tf.equal(cps, UNDERSCORE), 1, n_bytes), tf.int64)
         pieces = tf.RaggedTensor.from_row_lengths(tf.range(tf.reduce_sum(count)), count)
         piece = value_rows(pieces)
         k = tf.cast(pieces.flat_values - tf.gather(pieces.row_starts(), piece), tf.int32)  # byte index in the piece
@@ -159,11 +160,11 @@ class TfdsGraph(tf.Module):
         part = tf.bitwise.right_shift(cp, 6 * (width - 1 - k))
         lead = tf.gather(tf.constant([0, 0, 0xC0, 0xE0, 0xF0]), width)
         byte = tf.where(
-            k == 0,
-            tf.where(width == 1, cp, tf.bitwise.bitwise_or(lead, part)),
+            tf.equal(k, 0),
+            tf.where(tf.equal(width, 1), cp, tf.bitwise.bitwise_or(lead, part)),
             tf.bitwise.bitwise_or(0x80, tf.bitwise.bitwise_and(part, 0x3F)),
         )
-        byte = tf.where(tf.gather(cps, piece) == UNDERSCORE, SPACE, byte)  # tfds: an unmatched "_" is a space
+        byte = tf.where(tf.equal(tf.gather(cps, piece), UNDERSCORE), SPACE, byte)  # tfds: an unmatched "_" is a space
         value = tf.where(tf.gather(matched, piece), tf.gather(ids, piece), n + tf.cast(byte, tf.int64)) + 1
         per_piece = pieces.with_flat_values(value)
         return tf.RaggedTensor.from_value_rowids(per_piece, token, nrows=tf.cast(tf.size(tokens), tf.int64)).merge_dims(
@@ -188,7 +189,7 @@ def word_table() -> np.ndarray:
 
 def _hash_table(ids: dict[str, int]) -> tf.lookup.StaticHashTable:
     with tf.init_scope():
-        return tf.lookup.StaticHashTable(
+        return HashTable(
             tf.lookup.KeyValueTensorInitializer(
                 tf.constant(list(ids), tf.string), tf.constant(list(ids.values()), tf.int64)
             ),

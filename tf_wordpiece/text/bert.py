@@ -20,7 +20,6 @@
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import tensorflow as tf
@@ -34,6 +33,7 @@ from tf_wordpiece.shapes import as_strings, map_over_strings, rows_and_positions
 from tf_wordpiece.text.base import Detokenizer, TokenizerWithOffsets
 from tf_wordpiece.text.normalizers import char_ends, encode_keeping_bytes, invalid_bytes, map_strings
 from tf_wordpiece.text.wordpiece import fast_wordpiece, reject_unsupported
+from tf_wordpiece.tf1_graphs import cache_per_graph
 from tf_wordpiece.unicode import tables as ut
 
 
@@ -191,7 +191,7 @@ class FastBertNormalizer(tf.Module):
         )
         code_points = chars[0].flat_values
         rows = rows_of_values(chars[0].row_splits[:-1], tf.size(code_points))
-        invalid = code_points == ut.INVALID_UTF8
+        invalid = tf.equal(code_points, ut.INVALID_UTF8)
         out, source, _ = self._normalizer.normalize(code_points, tf.where(invalid, 0, self._rows(code_points)))
         return _NormalizedChars(chars, code_points, rows, invalid, out, source)
 
@@ -234,7 +234,9 @@ def _output_byte_sources(strings: tf.Tensor, chars: _NormalizedChars) -> tf.Tens
     starts = chars.decoded[1].flat_values
     ends = char_ends(strings, starts, chars.rows)
     made = tf.math.unsorted_segment_sum(tf.ones_like(chars.source), chars.source, tf.size(chars.code_points))
-    unchanged = (tf.gather(made, chars.source) == 1) & (chars.out == tf.gather(chars.code_points, chars.source))
+    unchanged = tf.equal(tf.gather(made, chars.source), 1) & (
+        tf.equal(chars.out, tf.gather(chars.code_points, chars.source))
+    )
     out_bytes = tf.where(unchanged, tf.gather(ends - starts, chars.source), _utf8_lengths(chars.out))
     output, within = rows_and_positions(out_bytes, out_type=tf.int64)
     first_byte = tf.gather(starts, tf.gather(chars.source, output))
@@ -257,7 +259,7 @@ def _with_ends(byte_offsets: tf.Tensor, normalized_lengths: tf.Tensor, input_len
     row_lengths = normalized_lengths + 1
     row, position = rows_and_positions(row_lengths, out_type=tf.int64)
     byte_starts = tf.cumsum(normalized_lengths, exclusive=True)
-    at_end = position == tf.gather(normalized_lengths, row)
+    at_end = tf.equal(position, tf.gather(normalized_lengths, row))
     index = tf.where(at_end, tf.size(byte_offsets, out_type=tf.int64) + row, tf.gather(byte_starts, row) + position)
     values = tf.gather(tf.concat([byte_offsets, input_lengths], 0), index)
     return tf.RaggedTensor.from_row_lengths(values, row_lengths, validate=False)
@@ -348,7 +350,7 @@ class FastBertTokenizer(TokenizerWithOffsets, Detokenizer):
         return words
 
 
-@functools.cache  # immutable tables; tokenizers with the same option share it
+@cache_per_graph  # immutable tables; tokenizers with the same option share it
 def _basic_splitter(lower_case: bool) -> BasicTokenizer:
     """BERT's normalization with FastWordpieceTokenizer's split, as FastBertTokenizer runs them."""
     return BasicTokenizer(

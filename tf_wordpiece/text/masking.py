@@ -84,7 +84,7 @@ def item_counts(ids: tf.RaggedTensor, axis: int) -> tf.Tensor:
 def _all_within(flags: tf.Tensor, splits: tf.Tensor) -> tf.Tensor:
     """For each group `flags[splits[i]:splits[i + 1]]`: are they all True (True for an empty group), bool."""
     false_so_far = tf.pad(tf.cumsum(tf.cast(~flags, tf.int64)), [[1, 0]])
-    return tf.gather(false_so_far, splits[1:]) - tf.gather(false_so_far, splits[:-1]) == 0
+    return tf.equal(tf.gather(false_so_far, splits[1:]) - tf.gather(false_so_far, splits[:-1]), 0)
 
 
 def _item_mask(ids: tf.RaggedTensor, axis: int, flags: tf.Tensor) -> tf.RaggedTensor:
@@ -97,7 +97,7 @@ def _empty_items(ids: tf.RaggedTensor, axis: int) -> tf.Tensor | None:
     if axis == ids.ragged_rank:
         return None
     below = tf.cast(compose_splits(ids.nested_row_splits[axis:]), tf.int64)
-    return below[1:] == below[:-1]
+    return tf.equal(below[1:], below[:-1])
 
 
 def within_rows(splits: tf.Tensor) -> tf.Tensor:

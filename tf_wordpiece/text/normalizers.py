@@ -32,6 +32,7 @@ from tf_wordpiece.bert import composition
 from tf_wordpiece.bert.code_points import encode_code_points, table_lookup
 from tf_wordpiece.bert.composition import Composer
 from tf_wordpiece.shapes import as_strings, rows_and_positions, rows_of_values
+from tf_wordpiece.tf1_graphs import cache_per_graph
 from tf_wordpiece.unicode import tables as ut
 
 NORMALIZATION_FORMS = ("NFC", "NFD", "NFKC", "NFKD")
@@ -122,7 +123,7 @@ def map_strings(input, flat_fn):  # noqa: A002
     return tf.reshape(flat_fn(tf.reshape(strings, [-1])), tf.shape(strings))
 
 
-@functools.cache  # one Composer (its tables) for all calls
+@cache_per_graph  # one Composer (its tables) for all calls
 def _composer() -> Composer:
     return Composer()
 
@@ -163,7 +164,7 @@ def _normalize_failing(strings: tf.Tensor, form: str) -> tf.Tensor:
     # Bytes kept, a run, bytes kept, ... in each string: the raw op's (string, position) indices, not a
     # RaggedTensor (whose row partition costs a dozen ops more).
     at, pieces, _ = tf.raw_ops.StringSplitV2(input=marked, sep=_MARK)
-    runs_at = tf.where((tf.math.floormod(at[:, 1], 2) == 1) & tf.gather(valid, at[:, 0]))  # a \xff splits too
+    runs_at = tf.where(tf.equal(tf.math.floormod(at[:, 1], 2), 1) & tf.gather(valid, at[:, 0]))  # a \xff splits too
     runs = _Runs(tf.gather_nd(pieces, runs_at), form)
     singles = runs.singles()
 
@@ -193,7 +194,7 @@ class _Runs:
     def singles(self) -> tf.Tensor:
         """string [r]: each run normalized as if it were its first code point alone."""
         row = self.starter_code // _ROW
-        return tf.where(row == 0, self.runs, tf.gather(_single_code_points(self.form), row))
+        return tf.where(tf.equal(row, 0), self.runs, tf.gather(_single_code_points(self.form), row))
 
     def starter_composites(self) -> tuple[tf.Tensor, tf.Tensor]:
         """(bool [r], string [r]) for the composing forms: whether a run is one of `_starter_runs`, and the
@@ -205,7 +206,7 @@ class _Runs:
         code_points = tf.where(tf.range(_MAX_STARTERS) < self.lengths[:, None], code_points, 0)
         key = tf.reduce_sum(tf.cast(code_points, tf.int64) * _STARTER_KEY_SCALE, axis=1)
         at = tf.minimum(tf.searchsorted(keys, key), keys.shape[0] - 1)
-        composes = (tf.gather(keys, at) == key) & (self.lengths > 1) & (self.lengths <= _MAX_STARTERS)
+        composes = tf.equal(tf.gather(keys, at), key) & (self.lengths > 1) & (self.lengths <= _MAX_STARTERS)
         return composes, _each_encoded(tf.gather(composites, at))
 
     def changing(self) -> tf.Tensor:
@@ -215,7 +216,7 @@ class _Runs:
         allows = tf.where(_has(self.starter_code, _AFTER_FIRST_ONLY), _MARK_AFTER_FIRST, _KEPT_MARK)
         ccc, allowed = tf.math.floormod(self.code, 256), _has(self.code, tf.gather(allows, run_of))
         wrong = (ccc[:-1] > ccc[1:]) | ~allowed[1:]  # at each code point after the first
-        wrong &= run_of[:-1] == run_of[1:]
+        wrong &= tf.equal(run_of[:-1], run_of[1:])
         changes = tf.math.unsorted_segment_max(tf.cast(wrong, tf.int32), run_of[1:], tf.size(self.runs)) > 0
         return changes | ~_has(self.starter_code, _AFTER_FIRST_ONLY | _ANY_KEPT_MARK)
 
@@ -253,7 +254,7 @@ def _has(code: tf.Tensor, bits) -> tf.Tensor:
     return tf.bitwise.bitwise_and(code, bits) > 0
 
 
-@functools.cache  # one lookup per form
+@cache_per_graph  # one lookup per form
 def _run_codes(form: str) -> ut.CodePointLookup:
     """int32 per code point: its combining class, `_AFTER_FIRST_ONLY` ... bits, and its `_ROW`."""
     c = _run_classes(form)
@@ -265,7 +266,7 @@ def _run_codes(form: str) -> ut.CodePointLookup:
         return ut.CodePointLookup(code)
 
 
-@functools.cache  # one table per composing form
+@cache_per_graph  # one table per composing form
 def _starter_runs(form: str) -> tuple[tf.Tensor, tf.Tensor]:
     """(int64 [k] sorted keys, int32 [k] code points): the runs of two or three code points, each a starter
     `form` keeps alone, that compose pair by pair into one code point (what the chain gives them: nothing to
@@ -293,7 +294,7 @@ def _deleted_pattern(form: str) -> str:
     return f"{ut.regex_class(deleted)}+" if deleted.any() else ""
 
 
-@functools.cache  # one table per form
+@cache_per_graph  # one table per form
 def _single_code_points(form: str) -> tf.Tensor:
     """string [rows]: the UTF-8 of `form` of each code point on its own, at its `_single_code_point_rows` row."""
     with tf.init_scope():  # an eager constant, even when built inside a tf.function
@@ -483,7 +484,7 @@ def _normalized(strings: tf.Tensor, form: str) -> tuple:
         out, owner = tf.gather(mapped, first), tf.math.invert_permutation(first)
     out_rows = tf.gather(mapped_rows, first)
     n = tf.size(strings)
-    invalid = code_points == ut.INVALID_UTF8
+    invalid = tf.equal(code_points, ut.INVALID_UTF8)
     normalized = tf.cond(
         tf.reduce_any(invalid),
         lambda: encode_keeping_bytes(out, out_rows, n, invalid_bytes(strings, chars, rows, invalid)),
@@ -508,9 +509,9 @@ def _with_offsets_map_flat(strings: tf.Tensor, form: str) -> tuple[tf.Tensor, tf
     # ICU rewrites the whole run between two normalization boundaries where anything in it changes.
     segment = tf.cumsum(tf.cast(_boundaries(chars, mapped, source, form), tf.int32)) - 1
     any_changed = tf.math.unsorted_segment_max(tf.cast(changed, tf.int32), segment, tf.size(segment))
-    starts_segment = tf.concat([[True], segment[1:] != segment[:-1]], 0)[: tf.size(segment)]
-    starts_piece = tf.concat([[True], finest[1:] != finest[:-1]], 0)[: tf.size(finest)]
-    cut = starts_piece & (starts_segment | (tf.gather(any_changed, segment) == 0))
+    starts_segment = tf.concat([[True], tf.not_equal(segment[1:], segment[:-1])], 0)[: tf.size(segment)]
+    starts_piece = tf.concat([[True], tf.not_equal(finest[1:], finest[:-1])], 0)[: tf.size(finest)]
+    cut = starts_piece & (starts_segment | tf.equal(tf.gather(any_changed, segment), 0))
     pieces = tf.cumsum(tf.cast(cut, tf.int32)) - 1
     return normalized, span.offsets_map(pieces)
 
@@ -523,13 +524,13 @@ class _Spans:
         self.rows = tf.cast(chars[0].value_rowids(), tf.int32)
         self.lengths = tf.cast(tf.strings.length(strings), tf.int64)
         self.starts = chars[1].flat_values
-        last = tf.concat([self.rows[1:] != self.rows[:-1], [True]], 0)
+        last = tf.concat([tf.not_equal(self.rows[1:], self.rows[:-1]), [True]], 0)
         self.ends = tf.where(last, tf.gather(self.lengths, self.rows), tf.concat([self.starts[1:], [0]], 0))
         # Each output code point's bytes: its UTF-8 length, or the raw bytes an invalid one stands for.
         out = tf.cast(out, tf.int64)
         utf8 = 1 + tf.cast(out >= 0x80, tf.int64) + tf.cast(out >= 0x800, tf.int64) + tf.cast(out >= 0x10000, tf.int64)
         raw = tf.gather(self.ends - self.starts, out_source)
-        self.out_bytes = tf.where(out == ut.INVALID_UTF8, raw, utf8)
+        self.out_bytes = tf.where(tf.equal(out, ut.INVALID_UTF8), raw, utf8)
         self.out_source = out_source
         self.out_rows = tf.gather(self.rows, out_source)
         before_row = tf.cumsum(
@@ -549,7 +550,7 @@ class _Spans:
         row = tf.math.unsorted_segment_min(self.rows, pieces, count)
         before = tf.strings.substr(tf.gather(self.strings, row), src_start, src_end - src_start)
         after = tf.strings.substr(tf.gather(self.normalized, row), dst_start, dst_end - dst_start)
-        return src_start, src_end, dst_start, dst_end, before != after
+        return src_start, src_end, dst_start, dst_end, tf.not_equal(before, after)
 
     def offsets_map(self, pieces: tf.Tensor) -> tf.RaggedTensor:
         """int64 [n, (output length + 1)]: each output byte's input byte, as ICU's fine Edits iterator reads it."""
@@ -559,7 +560,7 @@ class _Spans:
         at = tf.gather(self.out_starts, k) + within
         piece_at = tf.gather(dst_start, piece)
         linear = tf.gather(src_start, piece) + at - piece_at
-        value = tf.where(tf.gather(changed, piece) & (at != piece_at), tf.gather(src_end, piece), linear)
+        value = tf.where(tf.gather(changed, piece) & tf.not_equal(at, piece_at), tf.gather(src_end, piece), linear)
         rows = tf.cast(tf.gather(self.out_rows, k), tf.int64)
         per_byte = tf.RaggedTensor.from_value_rowids(value, rows, nrows=tf.size(self.strings, out_type=tf.int64))
         return tf.concat([per_byte, tf.expand_dims(self.lengths, 1)], axis=1)
@@ -584,8 +585,8 @@ def _finest_pieces(chars, mapped, source, owner, first, form) -> tf.Tensor:
     )[:k]  # at each decomposed index: how many links cross the cut before it
     m = tf.size(in_rows)
     first_mapped = tf.math.unsorted_segment_min(j, source, m)
-    new_row = tf.concat([[True], in_rows[1:] != in_rows[:-1]], 0)[:m]
-    return tf.cumsum(tf.cast(new_row | (tf.gather(crossing, first_mapped) == 0), tf.int32)) - 1
+    new_row = tf.concat([[True], tf.not_equal(in_rows[1:], in_rows[:-1])], 0)[:m]
+    return tf.cumsum(tf.cast(new_row | tf.equal(tf.gather(crossing, first_mapped), 0), tf.int32)) - 1
 
 
 def _boundaries(chars, mapped, source, form) -> tf.Tensor:
@@ -608,10 +609,10 @@ def _boundaries(chars, mapped, source, form) -> tf.Tensor:
         before = ~tf.gather(back, lead)
         after = ~tf.gather(back, previous_trail) & ~tf.gather(forward, previous_trail)
     else:
-        before = tf.gather(ccc, lead) == 0
+        before = tf.equal(tf.gather(ccc, lead), 0)
         after = tf.gather(ccc, previous_trail) <= 1
     in_rows = tf.cast(chars[0].value_rowids(), tf.int32)
-    new_row = tf.concat([[True], in_rows[1:] != in_rows[:-1]], 0)[:m]
+    new_row = tf.concat([[True], tf.not_equal(in_rows[1:], in_rows[:-1])], 0)[:m]
     return new_row | before | after
 
 
@@ -620,7 +621,7 @@ def char_ends(strings, starts, rows) -> tf.Tensor:
     string's length after its last); `starts` [c] are `unicode_decode_with_offsets`' offsets, `rows` [c] their strings.
     """
     lengths = tf.cast(tf.strings.length(strings), starts.dtype)
-    last = tf.concat([rows[1:] != rows[:-1], [True]], 0)
+    last = tf.concat([tf.not_equal(rows[1:], rows[:-1]), [True]], 0)
     return tf.where(last, tf.gather(lengths, rows), tf.concat([starts[1:], tf.zeros([1], starts.dtype)], 0))
 
 
@@ -640,7 +641,7 @@ def encode_keeping_bytes(code_points, rows, n, raw: tf.Tensor) -> tf.Tensor:
     Invalid code points keep their order through the table (they map to
     themselves) and the Composer (they are starters that combine with nothing).
     """
-    invalid = code_points == ut.INVALID_UTF8
+    invalid = tf.equal(code_points, ut.INVALID_UTF8)
     pieces = tf.tensor_scatter_nd_update(_each_encoded(tf.where(invalid, 0x20, code_points)), tf.where(invalid), raw)
     return tf.strings.unsorted_segment_join(pieces, rows, n)  # in order (a ragged reduce_join: 100 graph nodes)
 

@@ -105,7 +105,7 @@ def _split_flat(strings: tf.Tensor, delim: str, keep: str, offsets: bool) -> tup
     _, values, _ = tf.raw_ops.StringSplitV2(input=tf.strings.join([marked, _MARK]), sep=_MARK)
     # A string's own 0xFF bytes would make more pieces than its matches do: the totals differ.
     check = tf.debugging.Assert(
-        tf.size(values, out_type=tf.int64) == tf.reduce_sum(pieces_per_string),
+        tf.equal(tf.size(values, out_type=tf.int64), tf.reduce_sum(pieces_per_string)),
         [
             "input: a string holds the byte 0xFF (never in UTF-8), which regex_split does not take; "
             "clean it with coerce_to_structurally_valid_utf8"

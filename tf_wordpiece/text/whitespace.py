@@ -19,6 +19,7 @@ from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
 from tf_wordpiece.bert.pre_tokenizers import PreTokenizer
 from tf_wordpiece.shapes import map_over_strings
 from tf_wordpiece.text.base import TokenizerWithOffsets
+from tf_wordpiece.tf1_graphs import cache_per_graph
 from tf_wordpiece.unicode import tables as ut
 from tf_wordpiece.unicode.classes import CharacterClasses
 
@@ -33,7 +34,6 @@ class WhitespaceTokenizer(TokenizerWithOffsets):
 
     def __init__(self):
         super().__init__()
-        self._splitter = _splitter()
 
     def tokenize(self, input) -> tf.RaggedTensor:  # noqa: A002 (the peer's name)
         """string [...] -> [..., (tokens)].
@@ -51,7 +51,8 @@ class WhitespaceTokenizer(TokenizerWithOffsets):
         return map_over_strings(input, "input", self._flat)
 
     def _flat(self, flat: tf.Tensor) -> tuple:
-        words = self._splitter.split(flat)
+        words = _splitter().split(flat)  # at call time: the tables of the graph it runs in (one built eagerly
+        # may run in a TF1-style graph, as tensorflow_text's tests make it in setUp)
         begin = tf.gather(words.begin.flat_values, words.begin.row_splits[:-1])
         end = tf.gather(words.end.flat_values, words.end.row_splits[1:] - 1)
         text = tf.strings.substr(tf.gather(flat, words.row), begin, end - begin)  # the input's bytes
@@ -60,7 +61,7 @@ class WhitespaceTokenizer(TokenizerWithOffsets):
         )
 
 
-@functools.cache  # immutable; every WhitespaceTokenizer shares it
+@cache_per_graph  # immutable; every WhitespaceTokenizer shares it
 def _splitter() -> BasicTokenizer:
     white_space = _white_space()
     classes = CharacterClasses.from_masks(whitespace=white_space, isolated=np.zeros(ut.NUM_CODE_POINTS, bool))

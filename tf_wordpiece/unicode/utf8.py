@@ -107,12 +107,14 @@ def decode(data: tf.Tensor, byte_row: tf.Tensor | None = None, size: tf.Tensor |
     following = [padded[1:-2], padded[2:-1], padded[3:]]  # the 1st, 2nd, 3rd byte after each
     if byte_row is not None:  # bytes of the next string read as 0, which no sequence takes
         rows = tf.concat([byte_row, [-1, -1, -1]], 0)
-        following = [tf.where(r == byte_row, b, 0) for r, b in zip([rows[1:-2], rows[2:-1], rows[3:]], following)]
+        following = [
+            tf.where(tf.equal(r, byte_row), b, 0) for r, b in zip([rows[1:-2], rows[2:-1], rows[3:]], following)
+        ]
     b1, b2, b3 = following
     first = tf.gather(table["first"], data * 256 + b1)
     more = tf.gather(table["continuation"], b2) * (1 + tf.gather(table["continuation"], b3))
     got = tf.gather(table["got"], first * 3 + more)  # continuation bytes taken
-    valid = got == tf.gather(table["need"], data)
+    valid = tf.equal(got, tf.gather(table["need"], data))
     length = got + 1
     # Bit fields in arithmetic (TFLite's builtins and TF.js lack most bitwise ops): the lead's bits and the
     # three bytes' low six bits side by side in base 64, divided down to the lead's length.
