@@ -43,7 +43,9 @@ class Vocab(tf.Module):
     def __init__(self, vocab: VocabLike, *, required: Sequence[str] = ()):
         super().__init__(name="vocab")
         self.source = _describe(vocab)
-        self.tokens = _read_tokens(vocab, self.source)
+        # A plain list, not one tf.Module tracks (a ListWrapper: a third of a second per 30,000 tokens to build);
+        # the SavedModel holds the tokens in `token_tensor`.
+        object.__setattr__(self, "tokens", _read_tokens(vocab, self.source))
         self.num_oov_buckets, self.oov_default = _oov_rule(vocab, len(self.tokens))
         # A StaticVocabularyTable's buckets give every string an id, so no token is required to be in it.
         self.has_oov_table = isinstance(vocab, tf.lookup.StaticVocabularyTable) and self.num_oov_buckets > 0
@@ -58,7 +60,7 @@ class Vocab(tf.Module):
                     f"is id n): most of its lines hold spaces, as prose and tables do. {e}"
                 ) from None
             raise
-        self._ids = {t: i for i, t in enumerate(self.tokens)}  # for Python-side lookups
+        object.__setattr__(self, "_ids", {t: i for i, t in enumerate(self.tokens)})  # Python-side lookups, untracked
         # One tensor of the tokens, which the table's keys are too: a SavedModel stores a tensor that
         # several functions capture once, so the vocabulary is in it once, however many tables read it.
         self.token_tensor = tf.constant(self.tokens, tf.string)

@@ -5,8 +5,8 @@ UTF-8 and sample lines.
 
 What broke there before: `a == b` on tensors is Python's identity test outside TensorFlow 2's eager context
 (every normalizer failed to build), cached constants of one graph were reused in the next ("must be from the
-same graph"), our piece table was not in `tables_initializer()`, and a vocabulary given as a table could not
-be read. Tables need `tf.compat.v1.tables_initializer()`, as tf.lookup's do.
+same graph"), our tables needed `tables_initializer()`, which tensorflow_text's tokenizers do not (their tests
+never run it for them), and a vocabulary given as a table could not be read.
 """
 
 from __future__ import annotations
@@ -91,8 +91,7 @@ def run_in_a_graph(cases: dict) -> dict:
         x = tf.compat.v1.placeholder(tf.string, [None])
         outputs = {name: tf.nest.flatten(case(x), expand_composites=True) for name, case in cases.items()}
         assert all(output.graph is graph for each in outputs.values() for output in each)
-        with tf.compat.v1.Session(graph=graph) as session:
-            session.run(tf.compat.v1.tables_initializer())
+        with tf.compat.v1.Session(graph=graph) as session:  # no tables_initializer(): our tables see to it
             return session.run(outputs, {x: STRINGS})
 
 

@@ -42,14 +42,17 @@ def test_first_n_and_base_selectors_small_table(dtype):
             for ours, theirs in (
                 both("ItemSelector", SPECIAL),
                 *(both("FirstNItemSelector", n, SPECIAL) for n in (0, 2)),
+                *(both("LastNItemSelector", n, SPECIAL) for n in (0, 2)),
+                *(both("LastNItemSelector", n) for n in (1, 9)),
             ):
                 assert same(ours.get_selection_mask(ids, axis), theirs.get_selection_mask(ids, axis)), (rows, axis)
 
 
-def test_first_n_on_real_ids(tokens, word_pieces):
+def test_first_and_last_n_on_real_ids(tokens, word_pieces):
     for ids, axis in ((tokens, 1), (word_pieces[:60], 1), (word_pieces[:60], -1)):
-        ours, theirs = both("FirstNItemSelector", 5, tf.constant(SPECIAL, tf.int64))
-        assert same(ours.get_selection_mask(ids, axis), theirs.get_selection_mask(ids, axis)), axis
+        for name in ("FirstNItemSelector", "LastNItemSelector"):
+            ours, theirs = both(name, 5, tf.constant(SPECIAL, tf.int64))
+            assert same(ours.get_selection_mask(ids, axis), theirs.get_selection_mask(ids, axis)), (name, axis)
 
 
 def test_random_selector_is_tensorflow_texts_where_determined(tokens, word_pieces):

@@ -68,6 +68,14 @@ def test_regex_split_with_offsets_matches(sample, delim, keep):
     assert as_lists(mine) == as_lists(tf_text.regex_split_with_offsets(batch, delim, keep))
 
 
+@pytest.mark.parametrize("pattern", [None, "", "\t", r"\s+"], ids=["default", "empty", "tab", "spaces"])
+def test_regex_splitter_matches(pattern):
+    lines = [b"Hi there.\nWhat time is it?\r\nIt is\tgametime.", b"Who?\n\n", b"", b"a  b\t\tc\n"]
+    mine, theirs = ours.RegexSplitter(pattern), tf_text.RegexSplitter(pattern)
+    assert as_lists([mine.split(lines)]) == as_lists([theirs.split(lines)])
+    assert as_lists(mine.split_with_offsets(lines)) == as_lists(theirs.split_with_offsets(lines))
+
+
 @pytest.mark.xfail(
     strict=True, reason="tensorflow_text's regex_split stops at a NUL byte (C string); ours reads it all"
 )

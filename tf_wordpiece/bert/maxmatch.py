@@ -240,10 +240,16 @@ class _LongestPieceFrom:
         row, code_point, length = (np.array(column, np.int64) for column in zip(*starts or [(0, 0, 0)]))
         # Dense through the last code point that starts a piece of two or more characters.
         self.dense = int(min(code_point[length > 1].max(initial=-1) + 1, _MAX_DENSE_CODE_POINTS))
-        table = np.zeros((2, self.dense + 1), np.int64)
-        np.maximum.at(table, (row, np.minimum(code_point, self.dense)), length)
+        # Each (row, code point)'s longest: the last of its entries sorted by length (np.maximum.at takes a
+        # fifth of a second on 30,000 tokens).
+        slot = row * (self.dense + 1) + np.minimum(code_point, self.dense)
+        order = np.lexsort((length, slot))
+        slot, length = slot[order], length[order]
+        last = np.append(slot[1:] != slot[:-1], True)
+        table = np.zeros(2 * (self.dense + 1), np.int64)
+        table[slot[last]] = length[last]
         with tf.init_scope():  # an eager constant, even when built inside a tf.function
-            self._table = tf.constant(np.minimum(table, np.iinfo(np.int32).max).astype(np.int32).reshape(-1))
+            self._table = tf.constant(np.minimum(table, np.iinfo(np.int32).max).astype(np.int32))
 
     def __call__(self, code_points: tf.Tensor, initial: tf.Tensor) -> tf.Tensor:
         """int32 code points [n], bool [n] (an initial piece or not) -> int32 [n] the longest piece's length."""

@@ -11,6 +11,7 @@ from tf_wordpiece.text.bert import FastBertNormalizer as FastBertNormalizer
 from tf_wordpiece.text.bert import FastBertTokenizer as FastBertTokenizer
 from tf_wordpiece.text.masking import FirstNItemSelector as FirstNItemSelector
 from tf_wordpiece.text.masking import ItemSelector as ItemSelector
+from tf_wordpiece.text.masking import LastNItemSelector as LastNItemSelector
 from tf_wordpiece.text.masking import MaskValuesChooser as MaskValuesChooser
 from tf_wordpiece.text.masking import RandomItemSelector as RandomItemSelector
 from tf_wordpiece.text.masking import mask_language_model as mask_language_model
@@ -19,6 +20,7 @@ from tf_wordpiece.text.normalizers import coerce_to_structurally_valid_utf8 as c
 from tf_wordpiece.text.normalizers import find_source_offsets as find_source_offsets
 from tf_wordpiece.text.normalizers import normalize_utf8 as normalize_utf8
 from tf_wordpiece.text.normalizers import normalize_utf8_with_offsets_map as normalize_utf8_with_offsets_map
+from tf_wordpiece.text.regex_split_ops import RegexSplitter as RegexSplitter
 from tf_wordpiece.text.regex_split_ops import regex_split as regex_split
 from tf_wordpiece.text.regex_split_ops import regex_split_with_offsets as regex_split_with_offsets
 from tf_wordpiece.text.segments import combine_segments as combine_segments

@@ -203,25 +203,37 @@ class ItemSelector:
         return self.get_selectable(input_ids, axis)
 
 
-def first_n_items(ids: tf.RaggedTensor, axis: int, selectable: tf.Tensor | None, count: int | tf.Tensor) -> tf.Tensor:
-    """bool [items at `axis`]: the first `count` (scalar or per row) selectable items (None: all) of each batch row.
+def first_n_items(
+    ids: tf.RaggedTensor, axis: int, selectable: tf.Tensor | None, count: int | tf.Tensor, *, last: bool = False
+) -> tf.Tensor:
+    """bool [items at `axis`]: the first (`last`: the last) `count` (scalar or per row) selectable items (None:
+    all) of each batch row.
 
     >>> ids = tf.ragged.constant([[1, 2, 3], [4, 5]])
     >>> first_n_items(ids, 1, tf.constant([False, True, True, True, True]), [1, 5]).numpy().tolist()
     [False, True, False, True, True]
+    >>> first_n_items(ids, 1, tf.constant([True, True, False, True, True]), 1, last=True).numpy().tolist()
+    [False, True, False, False, True]
     """
     splits = tf.cast(item_splits(ids, axis), tf.int64)
     count = tf.cast(count, tf.int64)
     if selectable is None:  # all of them
         lengths = splits[1:] - splits[:-1]
         count = tf.maximum(tf.minimum(count, lengths), 0)
-        chosen = first_of_rows(tf.cast(lengths, tf.int32), tf.cast(count, tf.int32))
+        if last:  # not the first length - count
+            chosen = ~first_of_rows(tf.cast(lengths, tf.int32), tf.cast(lengths - count, tf.int32))
+        else:
+            chosen = first_of_rows(tf.cast(lengths, tf.int32), tf.cast(count, tf.int32))
     else:
         within = within_rows(splits)
         count = tf.broadcast_to(tf.reshape(count, [-1]), [ids.nrows(out_type=tf.int64)])
         selected_before = tf.pad(tf.cumsum(tf.cast(selectable, tf.int64)), [[1, 0]])  # [items + 1]
         item = tf.range(splits[-1])
-        rank = tf.gather(selected_before, item) - tf.gather(selected_before, item - within)  # among the selectable
+        if last:  # rank among the selectable items after it in its row
+            row_end = spread(splits[1:], splits, within)
+            rank = tf.gather(selected_before, row_end) - tf.gather(selected_before, item + 1)
+        else:  # among those before it
+            rank = tf.gather(selected_before, item) - tf.gather(selected_before, item - within)
         chosen = selectable & (rank < spread(count, splits, within))
     empty = _empty_items(ids, axis)
     return chosen if empty is None else chosen | empty
@@ -263,6 +275,33 @@ class FirstNItemSelector(ItemSelector):
         ids = as_ragged(input_ids)
         axis = positive_axis(axis, ids)
         chosen = first_n_items(ids, axis, self._selectable_items(ids, axis), self._num_to_select)
+        return _item_mask(ids, axis, chosen)
+
+
+class LastNItemSelector(ItemSelector):
+    """Selects the last `num_to_select` selectable items of each batch row.
+
+    Args:
+      num_to_select: an int, or an int Tensor of one count per batch row.
+      unselectable_ids: ids never selected (and not counted). Defaults to none.
+
+    >>> LastNItemSelector(2).get_selection_mask(tf.ragged.constant([[1, 2, 3], [5]]), axis=1).to_list()
+    [[False, True, True], [True]]
+    """
+
+    def __init__(self, num_to_select: int | tf.Tensor, unselectable_ids: list[int] | tf.Tensor | None = None):
+        super().__init__(unselectable_ids)
+        self._num_to_select = num_to_select
+
+    def get_selectable(self, input_ids: tf.RaggedTensor, axis: int) -> tf.RaggedTensor:
+        """bool RaggedTensor shaped `input_ids.shape[:axis + 1]`: each row's last `num_to_select` selectable items.
+
+        >>> LastNItemSelector(1, [9]).get_selectable(tf.ragged.constant([[4, 5, 9]]), axis=1).to_list()
+        [[False, True, False]]
+        """
+        ids = as_ragged(input_ids)
+        axis = positive_axis(axis, ids)
+        chosen = first_n_items(ids, axis, self._selectable_items(ids, axis), self._num_to_select, last=True)
         return _item_mask(ids, axis, chosen)
 
 

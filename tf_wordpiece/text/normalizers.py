@@ -751,11 +751,13 @@ def _as_map_rows(offsets_map) -> tf.RaggedTensor:
 def _source_offsets(maps: tf.RaggedTensor, values: tf.Tensor, splits: tf.Tensor) -> tf.Tensor:
     """int64 offsets [k] in rows `splits` (one row per map) -> their input offsets [k]."""
     splits = tf.cast(splits, tf.int64)
-    tf.debugging.assert_equal(
+    check = tf.debugging.assert_equal(
         tf.size(splits, out_type=tf.int64) - 1,
         maps.nrows(),
         message="Input offset tensor dimension did not match the offset map dimension.",
     )
+    with tf.control_dependencies([check]):  # a TF1-style graph runs only what an output depends on
+        splits = tf.identity(splits)
     rows = tf.cast(rows_of_values(splits[:-1], tf.size(values)), tf.int64)
     wrapped = tf.cast(tf.cast(values, tf.int32), tf.int64)  # ICU's int32_t index
     last = tf.gather(maps.row_lengths(), rows) - 1

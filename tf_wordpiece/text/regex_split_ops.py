@@ -20,6 +20,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from tf_wordpiece.shapes import as_strings
+from tf_wordpiece.text.base import SplitterWithOffsets
 
 _MARK = b"\xff"  # never in UTF-8
 _REWRITE = b"\xff\\0\xff"
@@ -62,6 +63,30 @@ def regex_split(
     [[b'a', b' ', b'b']]
     """
     return _split(input, delim_regex_pattern, keep_delim_regex_pattern, name, offsets=False)[0]
+
+
+class RegexSplitter(SplitterWithOffsets):
+    """tensorflow_text's `RegexSplitter`: `regex_split` on one pattern, by default line breaks (`"\\r?\\n"`).
+
+    Shapes as `regex_split`: strings [...] -> [..., (pieces)]; offsets int64 bytes.
+
+    >>> RegexSplitter().split(["Hi there.\\nWhat time is it?\\n"]).to_list()
+    [[b'Hi there.', b'What time is it?']]
+    >>> RegexSplitter(split_regex="\\t").split_with_offsets(["a\\tbc"])[2].to_list()
+    [[1, 4]]
+    """
+
+    def __init__(self, split_regex: str | None = None):
+        super().__init__()
+        self._split_regex = split_regex or "\r?\n"  # tensorflow_text's default, also for ""
+
+    def split(self, input) -> tf.RaggedTensor:  # noqa: A002 (the peer's name)
+        """string [...] -> [..., (pieces)]."""
+        return regex_split(input, self._split_regex)
+
+    def split_with_offsets(self, input) -> tuple:  # noqa: A002
+        """string [...] -> (pieces, begin, end), each [..., (pieces)]; int64 byte offsets, `end` exclusive."""
+        return regex_split_with_offsets(input, self._split_regex)
 
 
 def _split(
