@@ -64,7 +64,7 @@ def cache_per_graph(make: Callable[..., T]) -> Callable[..., T]:
 class HashTable(tf.lookup.StaticHashTable):
     """`tf.lookup.StaticHashTable` that, in a TF1-style graph, initializes itself before each lookup.
 
-    Initializing again with the same keys is a no-op there (TensorFlow checks that they are the same), so a
+    TensorFlow accepts a second initialization with the same keys and values as a no-op, so a
     session that never ran `tables_initializer()` still gets its ids. Elsewhere it is a StaticHashTable.
 
     >>> table = HashTable(tf.lookup.KeyValueTensorInitializer(["a", "b"], [0, 1]), default_value=-1)
