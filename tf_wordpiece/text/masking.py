@@ -251,7 +251,30 @@ def first_of_rows(lengths: tf.Tensor, keep: tf.Tensor) -> tf.Tensor:
     return tf.raw_ops.RaggedRange(starts=-keep, limits=lengths - keep, deltas=1, Tsplits=tf.int32).rt_dense_values < 0
 
 
-class FirstNItemSelector(ItemSelector):
+class _NItemSelector(ItemSelector):
+    """Selects `num_to_select` selectable items of each batch row, the first ones or (`_LAST`) the last ones."""
+
+    _LAST = False
+
+    def __init__(self, num_to_select: int | tf.Tensor, unselectable_ids: list[int] | tf.Tensor | None = None):
+        super().__init__(unselectable_ids)
+        self._num_to_select = num_to_select
+
+    def get_selectable(self, input_ids: tf.RaggedTensor, axis: int) -> tf.RaggedTensor:
+        """bool RaggedTensor shaped `input_ids.shape[:axis + 1]`: each row's `num_to_select` selectable items.
+
+        >>> FirstNItemSelector(1, [9]).get_selectable(tf.ragged.constant([[9, 4, 5]]), axis=1).to_list()
+        [[False, True, False]]
+        >>> LastNItemSelector(1, [9]).get_selectable(tf.ragged.constant([[4, 5, 9]]), axis=1).to_list()
+        [[False, True, False]]
+        """
+        ids = as_ragged(input_ids)
+        axis = positive_axis(axis, ids)
+        selectable = self._selectable_items(ids, axis)
+        return _item_mask(ids, axis, first_n_items(ids, axis, selectable, self._num_to_select, last=self._LAST))
+
+
+class FirstNItemSelector(_NItemSelector):
     """Selects the first `num_to_select` selectable items of each batch row.
 
     Args:
@@ -262,23 +285,8 @@ class FirstNItemSelector(ItemSelector):
     [[True, True, False], [True]]
     """
 
-    def __init__(self, num_to_select: int | tf.Tensor, unselectable_ids: list[int] | tf.Tensor | None = None):
-        super().__init__(unselectable_ids)
-        self._num_to_select = num_to_select
 
-    def get_selectable(self, input_ids: tf.RaggedTensor, axis: int) -> tf.RaggedTensor:
-        """bool RaggedTensor shaped `input_ids.shape[:axis + 1]`: each row's first `num_to_select` selectable items.
-
-        >>> FirstNItemSelector(1, [9]).get_selectable(tf.ragged.constant([[9, 4, 5]]), axis=1).to_list()
-        [[False, True, False]]
-        """
-        ids = as_ragged(input_ids)
-        axis = positive_axis(axis, ids)
-        chosen = first_n_items(ids, axis, self._selectable_items(ids, axis), self._num_to_select)
-        return _item_mask(ids, axis, chosen)
-
-
-class LastNItemSelector(ItemSelector):
+class LastNItemSelector(_NItemSelector):
     """Selects the last `num_to_select` selectable items of each batch row.
 
     Args:
@@ -289,20 +297,7 @@ class LastNItemSelector(ItemSelector):
     [[False, True, True], [True]]
     """
 
-    def __init__(self, num_to_select: int | tf.Tensor, unselectable_ids: list[int] | tf.Tensor | None = None):
-        super().__init__(unselectable_ids)
-        self._num_to_select = num_to_select
-
-    def get_selectable(self, input_ids: tf.RaggedTensor, axis: int) -> tf.RaggedTensor:
-        """bool RaggedTensor shaped `input_ids.shape[:axis + 1]`: each row's last `num_to_select` selectable items.
-
-        >>> LastNItemSelector(1, [9]).get_selectable(tf.ragged.constant([[4, 5, 9]]), axis=1).to_list()
-        [[False, True, False]]
-        """
-        ids = as_ragged(input_ids)
-        axis = positive_axis(axis, ids)
-        chosen = first_n_items(ids, axis, self._selectable_items(ids, axis), self._num_to_select, last=True)
-        return _item_mask(ids, axis, chosen)
+    _LAST = True
 
 
 def _selection_counts(selectable: tf.Tensor, splits: tf.Tensor, rate: float, cap: int) -> tf.Tensor:
