@@ -73,6 +73,7 @@ CASES = {  # name -> outputs from a string [n] input `x` (the id cases ignore it
         vocab_table(), token_out_type=tf.int64
     ).tokenize_with_offsets(tf.strings.split(x)),
     "BertTokenizer": lambda x: text.BertTokenizer(VOCAB, lower_case=True).tokenize_with_offsets(x),
+    "BasicTokenizer NFD": lambda x: text.BasicTokenizer(normalization_form="NFD").tokenize_with_offsets(x),
     "FastBertTokenizer": lambda x: text.FastBertTokenizer(VOCAB, lower_case_nfd_strip_accents=True).tokenize(x),
     "FastBertNormalizer": lambda x: text.FastBertNormalizer(lower_case_nfd_strip_accents=True).normalize(x),
     "RoundRobinTrimmer": lambda x: segments(text.RoundRobinTrimmer(max_seq_length=4)),
@@ -81,6 +82,7 @@ CASES = {  # name -> outputs from a string [n] input `x` (the id cases ignore it
     "combine_segments and pad_model_inputs": lambda x: text.pad_model_inputs(
         text.combine_segments([ids(), more_ids()], start_of_sequence_id=101, end_of_segment_id=102)[0], 8
     ),
+    "concatenate_segments": lambda x: text.concatenate_segments([ids(), more_ids()]),
     "mask_language_model": lambda x: masked(ids()),
 }
 
@@ -120,3 +122,21 @@ def test_every_table_of_a_tokenizer_is_among_the_graphs_table_initializers():
         initialized = {op.inputs[0].op for op in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.TABLE_INITIALIZERS)}
     assert len(tables) >= 2  # the vocabulary's and the piece table
     assert set(tables) <= initialized
+
+
+def test_offsets_of_constant_strings_cut_them_out_as_in_tensorflow_texts_tests():
+    """On constants, graph construction evaluates what it can for static shapes: the pieces' row ids and values
+    must agree, or Substr (which wants pos and len of one static shape) refuses the offsets at construction
+    (tensorflow_text's regex_split test cuts the tokens out with them so)."""
+    for rows, want in (
+        (["hello there"], [b"hello", b" ", b"there"]),
+        (["show me $100", "a b"], [b"show", b" ", b"me", b" ", b"$", b"100", b"a", b" ", b"b"]),
+    ):
+        with tf.Graph().as_default():
+            x = tf.constant(rows)
+            tokens, begin, end = text.regex_split_with_offsets(x, r"\s|\p{S}", r"\s|\p{S}")
+            texts = tf.gather(x, begin.nested_value_rowids()[-1])
+            cut = tf.strings.substr(texts, begin.flat_values, (end - begin).flat_values)
+            with tf.compat.v1.Session() as session:
+                got, pieces = session.run([cut, tokens.flat_values])
+        assert got.tolist() == pieces.tolist() == want

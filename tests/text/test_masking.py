@@ -190,3 +190,13 @@ def test_an_empty_batch_as_in_tensorflow_text():
         for module in (masking, tf_text)
     ]
     assert same(results[0], results[1])
+
+
+def test_nothing_selector_selects_nothing_as_tensorflow_texts():
+    """tensorflow_text's `item_selector_ops.NothingSelector` (not a top-level name there)."""
+    their_nothing = pytest.importorskip("tensorflow_text.python.ops.item_selector_ops").NothingSelector
+    for ids, axis in ((tf.ragged.constant(SMALL), 1), (tf.ragged.constant(SMALL_WORDS), 1)):
+        ours, theirs = masking.NothingSelector(), their_nothing()
+        assert same(ours.get_selectable(ids, axis), theirs.get_selectable(ids, axis))
+        assert same(ours.get_selection_mask(ids, axis), theirs.get_selection_mask(ids, axis))
+    assert not tf.reduce_any(ours.get_selection_mask(tf.ragged.constant(SMALL), 1).flat_values)

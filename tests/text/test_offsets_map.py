@@ -96,12 +96,26 @@ def test_offsets_outside_the_string_are_icus_answers():
     assert mine.numpy().tolist() == theirs.numpy().tolist() == [[0, 0, 0, 4, 5, 5, 5, 4]]
 
 
-def test_a_row_of_no_offsets_is_an_empty_row_where_the_peer_fails():
-    offsets = tf.ragged.constant([[1], [], [0]], tf.int64)
-    with pytest.raises(tf.errors.InvalidArgumentError, match="did not match the offset map"):
-        tf_text.find_source_offsets(tf_text.normalize_utf8_with_offsets_map(["\uff21", "b", "c"])[1], offsets)
-    mine = ours.find_source_offsets(ours.normalize_utf8_with_offsets_map(["\uff21", "b", "c"])[1], offsets)
-    assert mine.to_list() == [[3], [], [0]]
+def test_rows_of_no_offsets_take_no_map_as_in_the_peer():
+    """tensorflow_text's kernel gives maps only to rows that have offsets: as many such rows as maps, or an error."""
+    cases = [
+        (["\uff21", "b", "c"], tf.ragged.constant([[1], [], [0]], tf.int64)),  # 3 maps, 2 rows with offsets
+        (["\uff21", "c"], tf.ragged.constant([[1], [], [0]], tf.int64)),  # 2 maps: the third row takes the second
+        (tf.ragged.constant([["\uff21"], [], ["\uff22\uff23"]]), tf.ragged.constant([[[1]], [[]], [[0, 4]]], tf.int64)),
+        (tf.ragged.constant([["\uff21"], [""], ["c"]]), tf.ragged.constant([[[1]], [[]], [[0]]], tf.int64)),
+    ]
+    answers = []
+    for strings, offsets in cases:
+        try:
+            want = tf_text.find_source_offsets(tf_text.normalize_utf8_with_offsets_map(strings)[1], offsets).to_list()
+        except tf.errors.InvalidArgumentError:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="did not match the offset map"):
+                ours.find_source_offsets(ours.normalize_utf8_with_offsets_map(strings)[1], offsets)
+            answers.append("error")
+            continue
+        assert ours.find_source_offsets(ours.normalize_utf8_with_offsets_map(strings)[1], offsets).to_list() == want
+        answers.append(want)
+    assert answers == ["error", [[3], [], [0]], [[[3]], [[]], [[0, 6]]], "error"]
 
 
 def test_more_offset_rows_than_maps_is_the_peers_error():

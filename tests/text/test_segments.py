@@ -6,7 +6,7 @@ import pytest
 import tensorflow as tf
 
 from helpers.text_ops import same, shifted
-from tf_wordpiece.text.segments import combine_segments, pad_model_inputs
+from tf_wordpiece.text.segments import combine_segments, concatenate_segments, pad_model_inputs
 
 tf_text = pytest.importorskip("tensorflow_text")
 
@@ -41,6 +41,17 @@ def test_combine_in_tf_function_and_dataset_map(tokens):
     assert rows == [t.to_list() for t in eager]
 
 
+@pytest.mark.parametrize("dtype", [tf.int32, tf.int64], ids=str)
+def test_concatenate_small_table_and_real_ids(dtype, word_pieces):
+    segments = [tf.ragged.constant(rows, dtype) for rows in ROWS]
+    for count in (1, 2, 3):
+        assert same(concatenate_segments(segments[:count]), tf_text.concatenate_segments(segments[:count]))
+    deeper = tf.cast(word_pieces[:30], dtype)  # [batch, (words), (pieces)]
+    assert same(concatenate_segments([deeper, deeper[::-1]]), tf_text.concatenate_segments([deeper, deeper[::-1]]))
+    eager = concatenate_segments(segments[:2])
+    assert same(tf.function(lambda a, b: concatenate_segments([a, b]))(*segments[:2]), eager)
+
+
 @pytest.mark.parametrize(
     "segments",
     [[], [tf.ragged.constant([[1.5]])], [tf.ragged.constant([["a"]])]],
@@ -51,6 +62,10 @@ def test_combine_bad_input_raises_what_tensorflow_text_raises(segments):
         tf_text.combine_segments(segments, 101, 102)
     with pytest.raises(type(theirs.value), match="segments"):
         combine_segments(segments, 101, 102)
+    with pytest.raises(ValueError):
+        tf_text.concatenate_segments(segments)
+    with pytest.raises(ValueError, match="segments"):
+        concatenate_segments(segments)
 
 
 @pytest.mark.parametrize("dtype", [tf.int32, tf.int64], ids=str)

@@ -54,6 +54,9 @@ PAIRS = {
     "BertTokenizer-cased-nfc": lambda m, vocab: m.BertTokenizer(
         tf_wordpiece.Vocab(vocab).table, normalization_form="NFC"
     ),
+    "BertTokenizer-cased-nfkd": lambda m, vocab: m.BertTokenizer(
+        tf_wordpiece.Vocab(vocab).table, normalization_form="NFKD"
+    ),
     "FastBertTokenizer": lambda m, vocab: m.FastBertTokenizer(vocab),
     "FastWordpieceTokenizer": lambda m, vocab: m.FastWordpieceTokenizer(vocab),
     "WhitespaceTokenizer": lambda m, vocab: m.WhitespaceTokenizer(),
@@ -354,3 +357,33 @@ def test_whitespace_tokens_without_offsets_are_those_with(batch):
         tokens = tokenizer.tokenize(strings)
         assert tokens.to_list() == tokenizer.tokenize_with_offsets(strings)[0].to_list()
     assert tokens.to_list()[0] == [b"a", b"b", "\u00e9".encode()]
+
+
+BASIC_OPTIONS = {
+    "default": {},
+    "lower_case": dict(lower_case=True),
+    "nfc": dict(normalization_form="NFC"),
+    "nfkd-keep_whitespace": dict(normalization_form="NFKD", keep_whitespace=True),
+    "lower_case-unused": dict(lower_case=True, preserve_unused_token=True),
+}
+
+
+@pytest.mark.parametrize("options", list(BASIC_OPTIONS))
+def test_basic_tokenizer_matches_on_the_sample(options, batch):
+    """tensorflow_text's BasicTokenizer (not a top-level name there: `bert_tokenizer.BasicTokenizer`): words
+    and their offsets in the normalized strings."""
+    from tensorflow_text.python.ops import bert_tokenizer
+
+    text = tf.concat([batch[:600], tf.constant(["[unused3] x[unused12]y [UNUSED1] \x85a\u200bb\u3000c"])], 0)
+    mine = ours.BasicTokenizer(**BASIC_OPTIONS[options]).tokenize_with_offsets(text)
+    theirs = bert_tokenizer.BasicTokenizer(**BASIC_OPTIONS[options]).tokenize_with_offsets(text)
+    assert as_lists(mine) == as_lists(theirs)
+    rows = [tf.constant("Héllo World"), tf.constant([["a b", "c"]]), tf.ragged.constant([["a b"], []])]
+    for strings in rows:  # rank 0 (made a batch of one, as there), 2 and ragged
+        mine = ours.BasicTokenizer(**BASIC_OPTIONS[options]).tokenize(strings)
+        assert as_lists([mine]) == as_lists([bert_tokenizer.BasicTokenizer(**BASIC_OPTIONS[options]).tokenize(strings)])
+
+
+def test_basic_tokenizer_refuses_lower_case_with_a_composing_form():
+    with pytest.raises(ValueError, match="normalization_form"):
+        ours.BasicTokenizer(lower_case=True, normalization_form="NFC")

@@ -9,7 +9,7 @@ import tensorflow as tf
 
 from tf_wordpiece.base import TokenizerWithOffsets
 from tf_wordpiece.bert.added_tokens import AddedTokens
-from tf_wordpiece.bert.composition import Composer
+from tf_wordpiece.bert.composition import Composer, MarkOrder
 from tf_wordpiece.bert.normalizers import Normalizer
 from tf_wordpiece.bert.pre_tokenizers import PreTokenizer
 from tf_wordpiece.messages import check_choice
@@ -25,6 +25,8 @@ INVALID_UTF8_MODES = ("keep", "replace")  # tensorflow_text keeps invalid UTF-8 
 # Where a character ends in the original string: where its source character ends (Hugging Face, BertTokenizer), or
 # where the normalized character after it comes from (tensorflow_text's FastBertNormalizer offset map).
 CHARACTER_ENDS = ("source", "offset_map")
+# What offsets count: bytes of the original strings, or of the normalized ones (tensorflow_text's BertTokenizer).
+OFFSET_MODES = ("original", "normalized")
 
 
 class Words(NamedTuple):
@@ -131,6 +133,7 @@ class BasicTokenizer(TokenizerWithOffsets):
         self.preserve_unused_token = preserve_unused_token
         self._fused = _fused_lookup(normalizer, pre_tokenizer)
         self._composer = Composer() if normalizer.compose else None
+        self._mark_order = MarkOrder() if normalizer.table.reorders else None
         self._normalized_patterns = self.added_tokens.normalized_patterns(normalizer.apply)
         # The word each added token gives: its content, or for normalized=True ones the normalized content.
         normalized = dict(self._normalized_patterns)
@@ -168,21 +171,31 @@ class BasicTokenizer(TokenizerWithOffsets):
         """
         return self.tokenize_with_offsets(strings)[0]
 
-    def tokenize_with_offsets(self, strings):
-        """string [...] -> (words, begin, end), int64 byte offsets into the original strings."""
+    def tokenize_with_offsets(self, strings, *, offsets: str = "original"):
+        """string [...] -> (words, begin, end), each [..., words]; int64 byte offsets into the original
+        strings, or with `offsets="normalized"` into the normalized ones (tensorflow_text's BasicTokenizer).
+
+        >>> from tf_wordpiece.bert import normalizers, pre_tokenizers
+        >>> basic = BasicTokenizer(normalizers.tf_text_normalizer(lower_case=True, normalization_form=None),
+        ...                        pre_tokenizers.tf_text_pre_tokenizer())
+        >>> [t.to_list() for t in basic.tokenize_with_offsets(["Straße x"], offsets="normalized")]
+        [[[b'strasse', b'x']], [[0, 8]], [[7, 9]]]
+        """
+        check_choice("offsets", offsets, OFFSET_MODES)
         if self.scalar_as_batch:
             strings = scalar_as_batch(strings, "strings")
-        return map_over_strings(strings, "strings", self._flat_tokenize_with_offsets)
+        return map_over_strings(strings, "strings", lambda flat: self._flat_tokenize_with_offsets(flat, offsets))
 
-    def _flat_tokenize_with_offsets(self, flat: tf.Tensor) -> tuple:
+    def _flat_tokenize_with_offsets(self, flat: tf.Tensor, offsets: str) -> tuple:
         words = self.split(flat)
-        begin = words.begin.flat_values
-        end = words.end.flat_values
-        first = words.begin.row_starts()
-        last = words.end.row_limits() - 1
-        outputs = (words.text, tf.gather(begin, first), tf.gather(end, last))
+        if offsets == "original":
+            begin, end = words.begin, words.end
+        else:
+            begin, end = words.normalized_begin, words.normalized_end
+        first = tf.gather(begin.flat_values, begin.row_starts())
+        last = tf.gather(end.flat_values, end.row_limits() - 1)
         splits = rows_to_splits(words.row, words.num_strings)
-        return tuple(tf.RaggedTensor.from_row_splits(t, splits, validate=False) for t in outputs)
+        return tuple(tf.RaggedTensor.from_row_splits(t, splits, validate=False) for t in (words.text, first, last))
 
     def split(self, strings: tf.Tensor) -> Words:
         """string [n] -> Words, with each character's offsets: what `WordpieceTokenizer.tokenize_words` takes.
@@ -227,6 +240,8 @@ class BasicTokenizer(TokenizerWithOffsets):
             return tf.cond(one_to_one, lambda: values, lambda: tf.gather(values, source))
 
         rows, begin, end = by_source(rows), by_source(begin), by_source(end)
+        if self._mark_order is not None:  # NFD / NFKD: marks in canonical order across code points
+            normalized, rows, classes, begin, end = self._mark_order(normalized, rows, classes, begin, end)
         if self._composer is not None:  # NFC / NFKC: compose across code points
             normalized, rows, begin, end = self._compose(normalized, rows, begin, end)
             classes = self.pre_tokenizer.classes_of(normalized)

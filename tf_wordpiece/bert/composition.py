@@ -89,7 +89,7 @@ class Composer(tf.Module):
         [0, 2, 1, 3]
         """
         code_points = tf.cast(code_points, tf.int32)
-        return self._mark_order(self._classes(code_points), _row_starts(rows))
+        return mark_order(self._classes(code_points), _row_starts(rows))
 
     def _classes(self, code_points: tf.Tensor) -> tf.Tensor:
         """int32 [m] -> the canonical combining class of each code point [m] (0 for negative ones)."""
@@ -102,26 +102,8 @@ class Composer(tf.Module):
         row_start = _row_starts(rows)
         run = row_start | tf.equal(ccc, 0)
         run_start = tf.gather(masked(position, run), tf.cumsum(tf.cast(run, tf.int32)) - 1)
-        order = self._mark_order(ccc, row_start)
+        order = mark_order(ccc, row_start)
         return row_start, run, run_start, order, tf.gather(ccc, order)
-
-    @staticmethod
-    def _mark_order(ccc: tf.Tensor, row_start: tf.Tensor) -> tf.Tensor:
-        """int32 [m]: the input index of each code point once each run of marks is sorted by class, stably.
-
-        The marks of a run follow one another, so only marks beside a mark of their row can move: those
-        alone are sorted, by (their group of marks, class) (an argsort of every code point cost more than
-        the rest of NFD).
-        """
-        m = tf.size(ccc)
-        mark = ccc > 0
-        pair = mark[1:] & mark[:-1] & ~row_start[1:]  # [m - 1]: position p + 1 is a mark after a mark of its row
-        follows = tf.concat([[False], pair], 0)[:m]  # [:m]: m may be 0
-        moves = tf.reshape(tf.where(tf.concat([pair, [False]], 0)[:m] | follows), [-1, 1])
-        group = tf.cumsum(tf.cast(~tf.gather_nd(follows, moves), tf.int32))
-        key = tf.cast(group, tf.int64) * 256 + tf.cast(tf.gather_nd(ccc, moves), tf.int64)
-        sorted_moves = tf.gather(moves[:, 0], tf.argsort(key, stable=True))
-        return tf.tensor_scatter_nd_update(tf.range(m), moves, tf.cast(sorted_moves, tf.int32))
 
     def __call__(self, code_points: tf.Tensor, rows: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
         """int32 code points [m] (negative ones stay, and block), their rows [m] (non-decreasing) ->
@@ -214,6 +196,59 @@ class Composer(tf.Module):
             lambda k, *_: k < longest, step, (tf.constant(1), cps, owner, cur_pos, cur_val, last)
         )
         return cps, owner
+
+
+def mark_order(ccc: tf.Tensor, row_start: tf.Tensor) -> tf.Tensor:
+    """int32 [m]: the input index of each code point once each run of marks is sorted by class, stably.
+
+    The marks of a run follow one another, so only marks beside a mark of their row can move: those
+    alone are sorted, by (their group of marks, class) (an argsort of every code point cost more than
+    the rest of NFD).
+
+    >>> mark_order(tf.constant([0, 230, 220, 0, 220]), tf.constant([True, False, False, True, False])).numpy().tolist()
+    [0, 2, 1, 3, 4]
+    """
+    m = tf.size(ccc)
+    mark = ccc > 0
+    pair = mark[1:] & mark[:-1] & ~row_start[1:]  # [m - 1]: position p + 1 is a mark after a mark of its row
+    follows = tf.concat([[False], pair], 0)[:m]  # [:m]: m may be 0
+    moves = tf.reshape(tf.where(tf.concat([pair, [False]], 0)[:m] | follows), [-1, 1])
+    group = tf.cumsum(tf.cast(~tf.gather_nd(follows, moves), tf.int32))
+    key = tf.cast(group, tf.int64) * 256 + tf.cast(tf.gather_nd(ccc, moves), tf.int64)
+    sorted_moves = tf.gather(moves[:, 0], tf.argsort(key, stable=True))
+    return tf.tensor_scatter_nd_update(tf.range(m), moves, tf.cast(sorted_moves, tf.int32))
+
+
+class MarkOrder(tf.Module):
+    """Canonical ordering alone, the last step of NFD / NFKD after a per-code-point decomposition: each run of
+    marks (combining class > 0) sorted by class, stably. Only where a mark follows a mark is there work.
+
+    >>> order = MarkOrder()
+    >>> cps, rows, source = order(tf.constant([0x61, 0x301, 0x323, 0x62]), tf.constant([0, 0, 0, 1]), tf.range(4))
+    >>> [hex(c) for c in cps.numpy()], source.numpy().tolist()
+    (['0x61', '0x323', '0x301', '0x62'], [0, 2, 1, 3])
+    """
+
+    def __init__(self):
+        super().__init__()
+        ccc = _composition_data()[1]
+        self._past_marks = int(np.flatnonzero(ccc).max()) + 1  # the table's last entry, class 0, for all past it
+        with tf.init_scope():  # one gather a code point (a CodePointLookup's pages take seven ops)
+            self._ccc = tf.constant(np.append(ccc[: self._past_marks], 0).astype(np.uint8))
+
+    def __call__(self, code_points: tf.Tensor, rows: tf.Tensor, *values: tf.Tensor) -> tuple:
+        """int32 code points [m] (negative ones: class 0), rows [m] (non-decreasing), and any tensors [m]
+        that go with them -> all of them in canonical order (as they are when no mark follows a mark)."""
+        inside = (code_points >= 0) & (code_points < self._past_marks)
+        ccc = tf.cast(tf.gather(self._ccc, tf.where(inside, code_points, self._past_marks)), tf.int32)
+        mark = ccc > 0
+        together = (code_points, rows) + values
+
+        def reorder():
+            order = mark_order(ccc, _row_starts(rows))
+            return tuple(tf.gather(t, order) for t in together)
+
+        return tf.cond(tf.reduce_any(mark[1:] & mark[:-1]), reorder, lambda: together)
 
 
 def _row_starts(rows: tf.Tensor) -> tf.Tensor:

@@ -20,6 +20,7 @@ from typing import NamedTuple, Protocol
 import tensorflow as tf
 
 from tf_wordpiece.base import Detokenizer, TokenizerWithOffsets
+from tf_wordpiece.bert.basic_tokenizer import OFFSET_MODES as OFFSET_MODES  # decided there, next to Words
 from tf_wordpiece.bert.basic_tokenizer import Words
 from tf_wordpiece.bert.decoders import wordpiece_detokenize
 from tf_wordpiece.bert.linmaxmatch import LinMaxMatcher
@@ -31,7 +32,6 @@ from tf_wordpiece.shapes import as_ids, gather_in_rows, map_over_strings, rows_t
 from tf_wordpiece.vocab import Vocab, VocabLike
 
 COMPAT_MODES = tuple(WORDPIECE_RECIPES)
-OFFSET_MODES = ("original", "normalized")
 
 
 class Matcher(Protocol):

@@ -170,7 +170,10 @@ class NumericEngine(tf.Module):
         overlap = overlapping_tokens([t.content.encode("utf-8") for t in added_tokens])
         settings = {
             "keep_whitespace": basic.pre_tokenizer.keep_whitespace,
-            "normalization_form": basic.normalizer.compose and "NFC/NFKC",
+            "normalization_form": basic.normalizer.compose
+            and "NFC/NFKC"
+            or basic.normalizer.table.reorders
+            and "NFD/NFKD",
             "preserve_unused_token": basic.preserve_unused_token,
             "max_chars_per_token": wordpiece.max_chars_per_token,
             "split_unknown_characters": wordpiece.split_unknown_characters,

@@ -6,6 +6,7 @@ from tf_wordpiece.text.base import Splitter as Splitter
 from tf_wordpiece.text.base import SplitterWithOffsets as SplitterWithOffsets
 from tf_wordpiece.text.base import Tokenizer as Tokenizer
 from tf_wordpiece.text.base import TokenizerWithOffsets as TokenizerWithOffsets
+from tf_wordpiece.text.bert import BasicTokenizer as BasicTokenizer
 from tf_wordpiece.text.bert import BertTokenizer as BertTokenizer
 from tf_wordpiece.text.bert import FastBertNormalizer as FastBertNormalizer
 from tf_wordpiece.text.bert import FastBertTokenizer as FastBertTokenizer
@@ -13,6 +14,7 @@ from tf_wordpiece.text.masking import FirstNItemSelector as FirstNItemSelector
 from tf_wordpiece.text.masking import ItemSelector as ItemSelector
 from tf_wordpiece.text.masking import LastNItemSelector as LastNItemSelector
 from tf_wordpiece.text.masking import MaskValuesChooser as MaskValuesChooser
+from tf_wordpiece.text.masking import NothingSelector as NothingSelector
 from tf_wordpiece.text.masking import RandomItemSelector as RandomItemSelector
 from tf_wordpiece.text.masking import mask_language_model as mask_language_model
 from tf_wordpiece.text.normalizers import case_fold_utf8 as case_fold_utf8
@@ -24,6 +26,7 @@ from tf_wordpiece.text.regex_split_ops import RegexSplitter as RegexSplitter
 from tf_wordpiece.text.regex_split_ops import regex_split as regex_split
 from tf_wordpiece.text.regex_split_ops import regex_split_with_offsets as regex_split_with_offsets
 from tf_wordpiece.text.segments import combine_segments as combine_segments
+from tf_wordpiece.text.segments import concatenate_segments as concatenate_segments
 from tf_wordpiece.text.segments import pad_model_inputs as pad_model_inputs
 from tf_wordpiece.text.trimmers import RoundRobinTrimmer as RoundRobinTrimmer
 from tf_wordpiece.text.trimmers import ShrinkLongestTrimmer as ShrinkLongestTrimmer

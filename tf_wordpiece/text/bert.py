@@ -1,5 +1,8 @@
-"""tensorflow_text's `BertTokenizer`, `FastBertNormalizer` and `FastBertTokenizer`, composed of tf_wordpiece's parts.
+"""tensorflow_text's `BertTokenizer`, `BasicTokenizer`, `FastBertNormalizer` and `FastBertTokenizer`, composed of
+tf_wordpiece's parts.
 
+- `BasicTokenizer` is the words of that `BertTokenizer` (`TfTextRecipe.basic_tokenizer`):
+  strings [...] -> [..., (words)], offsets in the normalized text.
 - `BertTokenizer` is `tf_wordpiece.BertTokenizer(compat="tf_text", offsets="normalized")`:
   strings [...] -> [..., words, (pieces)].
 - `FastBertNormalizer` is BERT's per-code-point normalization (`bert.normalizers`,
@@ -24,10 +27,10 @@ from typing import NamedTuple
 
 import tensorflow as tf
 
-from tf_wordpiece.bert import normalizers
-from tf_wordpiece.bert.basic_tokenizer import BasicTokenizer
+from tf_wordpiece.bert import basic_tokenizer, normalizers
 from tf_wordpiece.bert.code_points import encode_code_points
 from tf_wordpiece.bert.pre_tokenizers import fast_wordpiece_pre_tokenizer
+from tf_wordpiece.bert.recipes import recipe_for
 from tf_wordpiece.bert_tokenizer import tokenizer
 from tf_wordpiece.shapes import as_strings, map_over_strings, rows_and_positions, rows_of_values
 from tf_wordpiece.text.base import Detokenizer, TokenizerWithOffsets
@@ -96,6 +99,45 @@ class BertTokenizer(TokenizerWithOffsets, Detokenizer):
     def detokenize(self, token_ids):
         """ids [..., (pieces)] or [..., words, (pieces)] -> words [..., (words)]."""
         return self._tokenizer.detokenize(token_ids)
+
+
+class BasicTokenizer(TokenizerWithOffsets):
+    """tensorflow_text's `bert_tokenizer.BasicTokenizer`, BertTokenizer's first step: strings [...] -> words
+    [..., (words)] (a scalar gives [1, (words)]); int64 byte offsets in the normalized strings.
+
+    Args: tensorflow_text's, with its defaults: `lower_case` (case folding, NFD,
+    accents removed), `keep_whitespace`, `normalization_form` (without
+    `lower_case`; with it only None or "NFD"), `preserve_unused_token`.
+
+    >>> BasicTokenizer(lower_case=True).tokenize(["Héllo, World!"]).to_list()
+    [[b'hello', b',', b'world', b'!']]
+    >>> [t.to_list() for t in BasicTokenizer().tokenize_with_offsets(["a  b"])]
+    [[[b'a', b'b']], [[0, 3]], [[1, 4]]]
+    """
+
+    def __init__(
+        self,
+        lower_case: bool = False,
+        keep_whitespace: bool = False,
+        normalization_form: str | None = None,
+        preserve_unused_token: bool = False,
+    ):
+        super().__init__()
+        options = dict(
+            lower_case=lower_case,
+            keep_whitespace=keep_whitespace,
+            normalization_form=normalization_form,
+            preserve_unused_token=preserve_unused_token,
+        )
+        self._basic = recipe_for("tf_text", options).basic_tokenizer()
+
+    def tokenize(self, text_input) -> tf.RaggedTensor:
+        """string [...] -> words [..., (words)]."""
+        return self.tokenize_with_offsets(text_input)[0]
+
+    def tokenize_with_offsets(self, text_input) -> tuple:
+        """(words, begin, end), each [..., (words)]; int64 bytes in the normalized strings."""
+        return self._basic.tokenize_with_offsets(text_input, offsets="normalized")
 
 
 class FastBertNormalizer(tf.Module):
@@ -351,9 +393,9 @@ class FastBertTokenizer(TokenizerWithOffsets, Detokenizer):
 
 
 @cache_per_graph  # immutable tables; tokenizers with the same option share it
-def _basic_splitter(lower_case: bool) -> BasicTokenizer:
+def _basic_splitter(lower_case: bool) -> basic_tokenizer.BasicTokenizer:
     """BERT's normalization with FastWordpieceTokenizer's split, as FastBertTokenizer runs them."""
-    return BasicTokenizer(
+    return basic_tokenizer.BasicTokenizer(
         normalizers.tf_text_normalizer(lower_case=lower_case, normalization_form=None),
         fast_wordpiece_pre_tokenizer(),
         character_ends="offset_map",

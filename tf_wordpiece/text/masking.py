@@ -300,6 +300,22 @@ class LastNItemSelector(_NItemSelector):
     _LAST = True
 
 
+class NothingSelector(ItemSelector):
+    """Selects nothing (tensorflow_text's `item_selector_ops.NothingSelector`): all False, but for an item of no
+    ids above the last axis, which tensorflow_text reads as selectable (all of its none are).
+
+    >>> NothingSelector().get_selection_mask(tf.ragged.constant([[[1, 2], [3]], [[4], []]]), axis=1).to_list()
+    [[False, False], [False, True]]
+    """
+
+    def __init__(self):
+        super().__init__([])
+
+    def _selectable_items(self, ids: tf.RaggedTensor, axis: int) -> tf.Tensor:
+        empty = _empty_items(ids, axis)
+        return tf.zeros([item_splits(ids, axis)[-1]], tf.bool) if empty is None else empty
+
+
 def _selection_counts(selectable: tf.Tensor, splits: tf.Tensor, rate: float, cap: int) -> tf.Tensor:
     """int64 [batch]: min(ceil(selectable items * rate), cap), in float32 as tensorflow_text rounds it."""
     selected_before = tf.pad(tf.cumsum(tf.cast(selectable, tf.int64)), [[1, 0]])

@@ -106,10 +106,27 @@ def coerce_to_structurally_valid_utf8(input, replacement_char: str = "\ufffd", n
     )
 
 
+class UnknownNormalizationForm(ValueError, tf.errors.InvalidArgumentError):
+    """An unknown `normalization_form`: a ValueError, raised when the call is made, that is also what
+    tensorflow_text's kernel raises when it runs (`tf.errors.InvalidArgumentError`), so code that catches
+    either catches it.
+
+    >>> try:
+    ...     normalize_utf8(["a"], "NFX")
+    ... except tf.errors.InvalidArgumentError as error:
+    ...     print(isinstance(error, ValueError), error)
+    True normalization_form: expected one of ['NFC', 'NFD', 'NFKC', 'NFKD'] (in any case), got 'NFX'
+    """
+
+    def __init__(self, message: str):
+        tf.errors.InvalidArgumentError.__init__(self, None, None, message)
+        ValueError.__init__(self, message)  # args, for repr and pickling
+
+
 def _checked_form(normalization_form) -> str:
     form = normalization_form.upper() if isinstance(normalization_form, str) else normalization_form
     if form not in NORMALIZATION_FORMS:
-        raise ValueError(
+        raise UnknownNormalizationForm(
             f"normalization_form: expected one of {list(NORMALIZATION_FORMS)} (in any case), got {normalization_form!r}"
         )
     return form
@@ -699,8 +716,9 @@ def find_source_offsets(offsets_map, input_offsets, name: str | None = None):
     with the next string's map (a rank-1 Tensor is one string's offsets, a
     scalar one offset of one string). Offsets below 0 give 0, offsets past
     the normalized length give the input's length (ICU's answers); offsets
-    are read as int32, as ICU reads them. Where tensorflow_text's kernel
-    fails on a row of no offsets, this gives an empty row.
+    are read as int32, as ICU reads them. As in tensorflow_text's kernel, a
+    row of no offsets takes no map: the rows that have offsets take the maps
+    in order, and their count must be the number of maps.
 
     Args:
       offsets_map: from `normalize_utf8_with_offsets_map`, indexed or sliced
@@ -749,16 +767,19 @@ def _as_map_rows(offsets_map) -> tf.RaggedTensor:
 
 
 def _source_offsets(maps: tf.RaggedTensor, values: tf.Tensor, splits: tf.Tensor) -> tf.Tensor:
-    """int64 offsets [k] in rows `splits` (one row per map) -> their input offsets [k]."""
+    """int64 offsets [k] in rows `splits` -> their input offsets [k]: the rows with offsets take one map each, in
+    order (tensorflow_text's kernel: an empty row takes none), and there must be as many of them as maps."""
     splits = tf.cast(splits, tf.int64)
+    has_offsets = tf.cast(splits[1:] > splits[:-1], tf.int64)
     check = tf.debugging.assert_equal(
-        tf.size(splits, out_type=tf.int64) - 1,
+        tf.reduce_sum(has_offsets),
         maps.nrows(),
         message="Input offset tensor dimension did not match the offset map dimension.",
     )
     with tf.control_dependencies([check]):  # a TF1-style graph runs only what an output depends on
         splits = tf.identity(splits)
-    rows = tf.cast(rows_of_values(splits[:-1], tf.size(values)), tf.int64)
+    offset_rows = rows_of_values(splits[:-1], tf.size(values))
+    rows = tf.gather(tf.cumsum(has_offsets, exclusive=True), offset_rows)  # each offset's map
     wrapped = tf.cast(tf.cast(values, tf.int32), tf.int64)  # ICU's int32_t index
     last = tf.gather(maps.row_lengths(), rows) - 1
     at = tf.gather(maps.row_splits, rows) + tf.clip_by_value(wrapped, 0, last)

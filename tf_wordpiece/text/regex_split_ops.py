@@ -152,6 +152,11 @@ def _split_flat(strings: tf.Tensor, delim: str, keep: str, offsets: bool) -> tup
     kept = tf.reshape(tf.where(keep_piece), [-1])  # sorted
     # A string's tokens start after the kept pieces before its first piece (a search: cheaper than a cumsum).
     new_splits = tf.searchsorted(kept, splits, out_type=tf.int64)
+    if not tf.executing_eagerly():
+        # An identity that shape inference cannot see through: on constant inputs it would evaluate these
+        # splits (not the values' gather), so that row ids got a static length and values none, and ops that
+        # check both shapes as equal (Substr's pos and len) refused the offsets, as tensorflow_text's never are.
+        new_splits = tf.raw_ops.PlaceholderWithDefault(input=new_splits, shape=[None])
 
     def ragged(flat):
         return tf.RaggedTensor.from_row_splits(tf.gather(flat, kept), new_splits, validate=False)

@@ -2,8 +2,8 @@
 
 A trimmer takes a list of segments, each a RaggedTensor [batch, (items)] (or [batch, (words), (pieces)]) of
 the same batch, and keeps at most `max_seq_length` items per batch row in all, counted at `axis` (-1: the
-innermost ids; 1 of a rank-3 input: whole words). How many items each segment keeps comes from
-`tf_wordpiece.bert.budgets` (the packer's round-robin trimming is the same closed form), on int32
+innermost ids, of each segment's own rank; 1 of a rank-3 input: whole words). How many items each segment
+keeps comes from `tf_wordpiece.bert.budgets` (the packer's round-robin trimming is the same closed form), on int32
 [segments, batch] lengths: the segments' row splits stack into one tensor, so the lengths, the budget and
 the cut are a few ops for all segments. The items kept are the first of each row: one RaggedGather of whole
 pieces per segment for `trim`, one RaggedRange per segment for `generate_mask` (`masking.first_n_items`
@@ -52,13 +52,10 @@ class Trimmer(abc.ABC):
 
 
 def _as_segments(segments: Sequence[tf.RaggedTensor]) -> list[tf.RaggedTensor]:
-    """The segments as RaggedTensors of one rank, at least one of them."""
+    """The segments as RaggedTensors, at least one of them (their ranks may differ: each counts its own items)."""
     if isinstance(segments, (tf.Tensor, tf.RaggedTensor)) or not len(segments):
         raise ValueError(f"segments: expected a non-empty list of [batch, (items)] RaggedTensors, got {segments!r}")
-    segments = [as_ragged(s, name="segments") for s in segments]
-    if len({s.ragged_rank for s in segments}) > 1:
-        raise ValueError(f"segments: expected one rank for all, got ranks {[s.ragged_rank + 1 for s in segments]}")
-    return segments
+    return [as_ragged(s, name="segments") for s in segments]
 
 
 class _BudgetTrimmer(Trimmer):
@@ -73,14 +70,14 @@ class _BudgetTrimmer(Trimmer):
     def generate_mask(self, segments: Sequence[tf.RaggedTensor]) -> list[tf.RaggedTensor]:
         """One bool RaggedTensor per segment, shaped `segment.shape[:axis + 1]`: True for the items kept."""
         segments = _as_segments(segments)
-        axis = positive_axis(self._axis, segments[0])
+        axes = tuple(positive_axis(self._axis, s) for s in segments)  # -1: each segment's innermost ids
         budget = tf.convert_to_tensor(self._max_seq_length)
-        return list(_one_graph(_first_items, tuple(segments), budget, type(self)._allocate, axis))
+        return list(_one_graph(_first_items, tuple(segments), budget, type(self)._allocate, axes))
 
     def trim(self, segments: Sequence[tf.RaggedTensor]) -> list[tf.RaggedTensor]:
         """The segments with each row's first items kept, as many as the budget allows (see `generate_mask`)."""
         segments = _as_segments(segments)
-        if segments[0].ragged_rank > 1 or positive_axis(self._axis, segments[0]) != 1:
+        if any(s.ragged_rank > 1 for s in segments) or positive_axis(self._axis, segments[0]) != 1:
             return super().trim(segments)
         budget = tf.convert_to_tensor(self._max_seq_length)  # a tensor: one trace for every budget
         return list(_one_graph(_trim_rows, tuple(segments), budget, type(self)._allocate))
@@ -101,19 +98,21 @@ def _stacked_splits(splits: list[tf.Tensor]) -> tf.Tensor:
 
 
 @tf.function(reduce_retracing=True, autograph=False)
-def _first_items(segments: tuple[tf.RaggedTensor, ...], budget: tf.Tensor, allocate: Callable, axis: int) -> tuple:
-    """Each segment's mask of the items `allocate` lets it keep, the first of each row."""
-    splits = _stacked_splits([item_splits(s, axis) for s in segments])
+def _first_items(segments: tuple[tf.RaggedTensor, ...], budget: tf.Tensor, allocate: Callable, axes: tuple) -> tuple:
+    """Each segment's mask of the items (at its axis in `axes`) `allocate` lets it keep, the first of each row."""
+    splits = _stacked_splits([item_splits(s, axis) for s, axis in zip(segments, axes)])
     lengths = tf.cast(splits[:, 1:] - splits[:, :-1], tf.int32)
     keep, count = allocate(lengths, budget), len(segments)
-    if axis == segments[0].ragged_rank:  # the items are the values (none is empty); one segment at a time: one
-        # RaggedRange over all segments and a split to theirs cost a third more at 1000 rows
-        flags = [first_of_rows(n, k) for n, k in zip(tf.unstack(lengths, count), tf.unstack(keep, count))]
-    else:
-        flags = [first_n_items(s, axis, None, k) for s, k in zip(segments, tf.unstack(keep, count))]
+    flags = []
+    for segment, axis, n, k in zip(segments, axes, tf.unstack(lengths, count), tf.unstack(keep, count)):
+        if axis == segment.ragged_rank:  # the items are the values (none is empty): one RaggedRange; for all
+            # segments at once, one over all and a split to each cost a third more at 1000 rows
+            flags.append(first_of_rows(n, k))
+        else:
+            flags.append(first_n_items(segment, axis, None, k))
     return tuple(
         tf.RaggedTensor.from_nested_row_splits(f, s.nested_row_splits[:axis], validate=False)
-        for s, f in zip(segments, flags)
+        for s, axis, f in zip(segments, axes, flags)
     )
 
 

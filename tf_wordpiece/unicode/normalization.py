@@ -34,11 +34,18 @@ class NormalizationTable:
     row_outputs: per row, the code points it becomes (row 0: `()`).
     compose: canonical composition across code points follows the table (NFC
       and NFKC; the string path does it, see `bert.composition`).
+    reorders: canonical ordering alone follows the table (NFD and NFKD: the
+      marks of a run sorted by combining class; the string path does it, see
+      `bert.composition.MarkOrder`). Not for tensorflow_text's lower_case,
+      which drops the marks (Mn) after its NFD: of those with a combining
+      class, 25 spacing ones (Mc: U+1D165, U+1D16D, ...) are kept, and two of
+      them out of order stay so here.
     """
 
     dense_rows: np.ndarray
     row_outputs: tuple[tuple[int, ...], ...]
     compose: bool = False
+    reorders: bool = False
 
     @classmethod
     def from_replacements(
@@ -47,6 +54,7 @@ class NormalizationTable:
         *,
         filled: Iterable[tuple[np.ndarray, tuple[int, ...]]] = (),
         compose: bool = False,
+        reorders: bool = False,
     ) -> "NormalizationTable":
         """`replacements`: code point -> its replacement (only code points that change); `filled`:
         (mask over all code points, replacement) pairs for large sets, applied first."""
@@ -60,13 +68,15 @@ class NormalizationTable:
             dense[mask] = row_of(out)
         for cp, out in replacements.items():
             dense[cp] = 0 if out == (cp,) else row_of(out)
-        return cls(dense, ((),) + tuple(rows), compose)  # insertion order is row order
+        return cls(dense, ((),) + tuple(rows), compose, reorders)  # insertion order is row order
 
     def apply(self, text: str) -> str:
         """The normalized text, in Python (for short strings such as added tokens)."""
         rows = (int(self.dense_rows[ord(ch)]) for ch in text)
         out = "".join(ch if row == 0 else "".join(map(chr, self.row_outputs[row])) for ch, row in zip(text, rows))
-        return unicodedata.normalize("NFC", out) if self.compose else out
+        if self.compose:
+            return unicodedata.normalize("NFC", out)
+        return unicodedata.normalize("NFD", out) if self.reorders else out  # decomposed already: the order
 
 
 def _apply(table: dict[int, tuple[int, ...]], seq: Iterable[int]) -> tuple[int, ...]:
@@ -95,7 +105,10 @@ def tf_text_normalization(*, lower_case: bool, normalization_form: str | None) -
     control = ut.range_mask(peer["control"])
     to_space = {c: (SPACE,) for c in np.flatnonzero(control).tolist()}
     replacements = {cp: _apply(to_space, out) for cp, out in base.items()}
-    return NormalizationTable.from_replacements(replacements, filled=[(control, (SPACE,))], compose=composes)
+    reorders = not lower_case and normalization_form in ("NFD", "NFKD")
+    return NormalizationTable.from_replacements(
+        replacements, filled=[(control, (SPACE,))], compose=composes, reorders=reorders
+    )
 
 
 @functools.cache  # immutable; tokenizers with the same options share it
