@@ -31,6 +31,17 @@ CHILD = textwrap.dedent(
     out["is_ours"] = tf_text is tf_wordpiece.text
     from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib as learner
     out["learner"] = learner.__name__
+    from tensorflow_text.python.ops import bert_tokenizer, item_selector_ops  # as its own tests import them
+    from tensorflow_text.python.ops.fast_wordpiece_tokenizer import FastWordpieceTokenizer
+    out["op_modules"] = [
+        bert_tokenizer is tf_wordpiece.text,
+        item_selector_ops.NothingSelector is tf_wordpiece.text.NothingSelector,
+        FastWordpieceTokenizer is tf_wordpiece.text.FastWordpieceTokenizer,
+    ]
+    try:
+        import tensorflow_text.python.ops.sentencepiece_tokenizer  # noqa: F401 (not covered)
+    except ImportError as error:
+        out["uncovered"] = type(error).__name__
     import keras_hub
     import tensorflow as tf
 
@@ -46,12 +57,9 @@ CHILD = textwrap.dedent(
         tf.data.Dataset.from_tensor_slices(["the cat sat", "the hat"] * 20), 40
     )
     out["learned_has_the"] = "the" in learned
-    try:
-        bert_tokenizer = keras_hub.models.BertTokenizer(vocabulary=vocab, lowercase=True)
-        pre = keras_hub.models.BertTextClassifierPreprocessor(tokenizer=bert_tokenizer, sequence_length=8)
-        out["preprocessor"] = pre(["Hello TensorFlow!"])["token_ids"].numpy().tolist()
-    except Exception as e:  # the trimmers are another branch's (issue 40, part A)
-        out["preprocessor_error"] = f"{type(e).__name__}: {e}"
+    keras_hub_tokenizer = keras_hub.models.BertTokenizer(vocabulary=vocab, lowercase=True)
+    pre = keras_hub.models.BertTextClassifierPreprocessor(tokenizer=keras_hub_tokenizer, sequence_length=8)
+    out["preprocessor"] = pre(["Hello TensorFlow!"])["token_ids"].numpy().tolist()
     print("RESULT " + json.dumps(out))
     """
 )
@@ -73,6 +81,8 @@ def test_import_tensorflow_text_gives_ours(child):
     assert child["installed"] == child["again"] == "tf_wordpiece.text"
     assert child["is_ours"] is True
     assert child["learner"] == "tf_wordpiece.text.tools.wordpiece_vocab.wordpiece_tokenizer_learner_lib"
+    assert child["op_modules"] == [True, True, True]
+    assert child["uncovered"] in ("ImportError", "ModuleNotFoundError")
 
 
 def test_keras_hub_word_piece_tokenizer_runs_on_it(child):
@@ -83,10 +93,7 @@ def test_keras_hub_word_piece_tokenizer_runs_on_it(child):
 
 
 def test_keras_hub_preprocessor(child):
-    if "preprocessor_error" in child:  # RoundRobinTrimmer comes from tf_wordpiece/text/trimmers.py (issue 40, part A)
-        assert "trimmers" in child["preprocessor_error"] or "Trimmer" in child["preprocessor_error"]
-    else:
-        assert child["preprocessor"] == [[101, 7592, 23435, 12314, 999, 102, 0, 0]]
+    assert child["preprocessor"] == [[101, 7592, 23435, 12314, 999, 102, 0, 0]]
 
 
 def test_with_the_real_one_importable_nothing_changes():
