@@ -51,7 +51,7 @@ class Composer(tf.Module):
 
     def __init__(self):
         super().__init__()
-        pairs, ccc, maybe = _composition_data()
+        pairs, _, maybe = _composition_data()
         with tf.init_scope():
             # Sorted constants, not a lookup table: a table held by the module-level Composer of
             # tf_wordpiece.text's normalize_utf8 would be an untracked resource in a SavedModel.
@@ -59,7 +59,7 @@ class Composer(tf.Module):
             by_key = np.argsort(keys)
             self._pair_keys = tf.constant(keys[by_key])
             self._pair_values = tf.constant(np.array(list(pairs.values()), np.int32)[by_key])
-        self._ccc = ut.CodePointLookup(ccc)
+        self.marks = MarkOrder()  # the combining classes, and canonical ordering alone
         self._maybe = ut.CodePointLookup(maybe)  # class 0, but may combine with what precedes it
         leads = np.zeros(ut.NUM_CODE_POINTS, np.int32)
         leads[[first for first, _ in pairs]] = 1
@@ -70,7 +70,7 @@ class Composer(tf.Module):
         bool may combine with what precedes it, bool may combine with what follows it), each [m]."""
         valid = code_points >= 0
         cps = tf.maximum(code_points, 0)
-        ccc = tf.where(valid, self._ccc(cps), 0)
+        ccc = self.marks.classes(code_points)
         back = valid & ((ccc > 0) | (self._maybe(cps) > 0))
         return ccc, back, valid & (self._leads(cps) > 0)
 
@@ -79,26 +79,10 @@ class Composer(tf.Module):
         at = tf.minimum(tf.searchsorted(self._pair_keys, keys), tf.size(self._pair_keys) - 1)
         return tf.where(tf.equal(tf.gather(self._pair_keys, at), keys), tf.gather(self._pair_values, at), -1)
 
-    def order(self, code_points: tf.Tensor, rows: tf.Tensor) -> tf.Tensor:
-        """Canonical ordering alone (the D of NFD after a per-code-point decomposition).
-
-        Shapes: int32 code points [m] (negative ones stay, and block), their rows
-        [m] (non-decreasing) -> int32 [m], the input index of each output code point.
-
-        >>> Composer().order(tf.constant([0x61, 0x0301, 0x0323, 0x62]), tf.constant([0, 0, 0, 1])).numpy().tolist()
-        [0, 2, 1, 3]
-        """
-        code_points = tf.cast(code_points, tf.int32)
-        return mark_order(self._classes(code_points), _row_starts(rows))
-
-    def _classes(self, code_points: tf.Tensor) -> tf.Tensor:
-        """int32 [m] -> the canonical combining class of each code point [m] (0 for negative ones)."""
-        return tf.where(code_points >= 0, self._ccc(tf.maximum(code_points, 0)), 0)
-
     def _canonical_order(self, code_points: tf.Tensor, rows: tf.Tensor) -> tuple:
         """(row_start, run, run_start, order, ccc in the new order), each [m]: runs of marks sorted by class, stably."""
         position = tf.range(tf.size(code_points))
-        ccc = self._classes(code_points)
+        ccc = self.marks.classes(code_points)
         row_start = _row_starts(rows)
         run = row_start | tf.equal(ccc, 0)
         run_start = tf.gather(masked(position, run), tf.cumsum(tf.cast(run, tf.int32)) - 1)
@@ -236,11 +220,24 @@ class MarkOrder(tf.Module):
         with tf.init_scope():  # one gather a code point (a CodePointLookup's pages take seven ops)
             self._ccc = tf.constant(np.append(ccc[: self._past_marks], 0).astype(np.uint8))
 
+    def classes(self, code_points: tf.Tensor) -> tf.Tensor:
+        """int32 code points [m] -> int32 [m], each one's canonical combining class (0 for negative ones)."""
+        inside = (code_points >= 0) & (code_points < self._past_marks)
+        return tf.cast(tf.gather(self._ccc, tf.where(inside, code_points, self._past_marks)), tf.int32)
+
+    def order(self, code_points: tf.Tensor, rows: tf.Tensor) -> tf.Tensor:
+        """int32 code points [m], their rows [m] (non-decreasing) -> int32 [m], the input index of each code
+        point in canonical order.
+
+        >>> MarkOrder().order(tf.constant([0x61, 0x0301, 0x0323, 0x62]), tf.constant([0, 0, 0, 1])).numpy().tolist()
+        [0, 2, 1, 3]
+        """
+        return mark_order(self.classes(tf.cast(code_points, tf.int32)), _row_starts(rows))
+
     def __call__(self, code_points: tf.Tensor, rows: tf.Tensor, *values: tf.Tensor) -> tuple:
         """int32 code points [m] (negative ones: class 0), rows [m] (non-decreasing), and any tensors [m]
         that go with them -> all of them in canonical order (as they are when no mark follows a mark)."""
-        inside = (code_points >= 0) & (code_points < self._past_marks)
-        ccc = tf.cast(tf.gather(self._ccc, tf.where(inside, code_points, self._past_marks)), tf.int32)
+        ccc = self.classes(code_points)
         mark = ccc > 0
         together = (code_points, rows) + values
 

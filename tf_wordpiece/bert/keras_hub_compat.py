@@ -113,7 +113,7 @@ class KerasHubWordPiece(Tokenizer):
         """NFD (per code point, then canonical ordering), then every `\\p{Mn}` deleted: string [n] -> [n]."""
         code_points, rows = decode_strings(strings)
         code_points, rows = self._nfd(code_points, rows)
-        code_points = tf.gather(code_points, self._composer.order(code_points, rows))
+        code_points, rows = self._composer.marks(code_points, rows)
         keep = tf.reshape(tf.where(tf.equal(self._mn(tf.maximum(code_points, 0)), 0)), [-1])
         return encode_code_points(tf.gather(code_points, keep), tf.gather(rows, keep), tf.size(strings))
 

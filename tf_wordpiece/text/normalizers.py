@@ -497,7 +497,7 @@ def _normalized(strings: tf.Tensor, form: str) -> tuple:
     if compose:
         out, first, owner = _composer()(mapped, mapped_rows)
     else:
-        first = _composer().order(mapped, mapped_rows)
+        first = _composer().marks.order(mapped, mapped_rows)
         out, owner = tf.gather(mapped, first), tf.math.invert_permutation(first)
     out_rows = tf.gather(mapped_rows, first)
     n = tf.size(strings)
@@ -590,7 +590,7 @@ def _finest_pieces(chars, mapped, source, owner, first, form) -> tf.Tensor:
     j = tf.range(k)
     in_rows = tf.cast(chars[0].value_rowids(), tf.int32)
     if _STEPS[form][1]:
-        sorted_at = tf.math.invert_permutation(_composer().order(mapped, tf.gather(in_rows, source)))
+        sorted_at = tf.math.invert_permutation(_composer().marks.order(mapped, tf.gather(in_rows, source)))
     else:
         sorted_at = owner
     out_at = tf.gather(sorted_at, tf.gather(first, owner))  # where each one's output code point sorted
